@@ -1,0 +1,314 @@
+"""The boundary: the only code that raises on user input (STYLE §6).
+
+Every public function passes its arguments through one of these, then trusts them. Each
+returns C-contiguous float64 (or intp) arrays and, where a single item is legal, a flag that
+says the caller gave one item so the result can be squeezed back.
+"""
+
+import numbers
+
+import numpy as np
+
+from hitbox._types import OBBs, Rays, Spheres
+
+KDOP_SIZES = (6, 14, 18, 26)
+
+
+def _real_array(value, name):
+    if isinstance(value, tuple) and hasattr(value, "_fields"):
+        raise TypeError(f"{name} must be an array, got {type(value).__name__}")
+    try:
+        arr = np.asarray(value)
+    except (ValueError, TypeError) as exc:  # ragged nested lists
+        raise ValueError(f"{name} is not a rectangular array: {exc}") from None
+    if arr.dtype.kind not in "biuf":
+        raise TypeError(f"{name} must hold real numbers, got dtype {arr.dtype}")
+    return arr
+
+
+def _first_bad(mask):
+    return int(np.argwhere(mask)[0, 0])
+
+
+def _no_nan(arr, name):
+    bad = np.isnan(arr.reshape(len(arr), -1)).any(axis=1) if arr.size else np.zeros(0, bool)
+    if bad.any():
+        raise ValueError(f"{name}[{_first_bad(bad)}] contains NaN")
+
+
+def _finite(arr, name):
+    bad = ~np.isfinite(arr.reshape(len(arr), -1)).all(axis=1) if arr.size else np.zeros(0, bool)
+    if bad.any():
+        raise ValueError(f"{name}[{_first_bad(bad)}] is not finite (NaN or inf)")
+
+
+def as_float(value, name, finite=False):
+    """Any real array as float64 (C order), NaN rejected; ``finite`` rejects inf too."""
+    arr = np.ascontiguousarray(_real_array(value, name), dtype=np.float64)
+    if arr.ndim == 0:
+        arr = arr.reshape(1)
+        ok = np.isfinite(arr) if finite else ~np.isnan(arr)
+        if not ok.all():
+            raise ValueError(f"{name} must be {'finite' if finite else 'a number'}, got {value}")
+        return arr.reshape(())
+    (_finite if finite else _no_nan)(arr.reshape(len(arr), -1) if arr.size else arr, name)
+    return arr
+
+
+def as_points(points, name="points", dim=None, finite=False):
+    """Return ((N, D) float64, was_single) for points; a single ``(D,)`` point is legal."""
+    arr = _real_array(points, name)
+    single = arr.ndim == 1
+    arr = arr[None] if single else arr
+    if arr.ndim != 2 or not 1 <= arr.shape[1] <= 3:
+        raise ValueError(
+            f"{name} must have shape (N, D) or (D,) with D in 1..3, got {np.shape(points)}"
+        )
+    if dim is not None and arr.shape[1] != dim:
+        raise ValueError(f"{name} must have D = {dim} columns, got shape {np.shape(points)}")
+    arr = np.ascontiguousarray(arr, dtype=np.float64)
+    (_finite if finite else _no_nan)(arr, name)
+    return arr, single
+
+
+def as_point_groups(groups, name="points", dim=None):
+    """Return ((P, K, D) float64, was_single) for groups of points (triangles are (F, 3, 3)).
+
+    A single group ``(K, D)`` is legal. K = 0 is legal: every group is then empty.
+    """
+    arr = _real_array(groups, name)
+    single = arr.ndim == 2
+    arr = arr[None] if single else arr
+    if arr.ndim != 3 or not 1 <= arr.shape[2] <= 3:
+        raise ValueError(
+            f"{name} must have shape (P, K, D) or (K, D) with D in 1..3, got {np.shape(groups)}"
+        )
+    if dim is not None and arr.shape[2] != dim:
+        raise ValueError(f"{name} must have D = {dim}, got shape {np.shape(groups)}")
+    arr = np.ascontiguousarray(arr, dtype=np.float64)
+    _finite(arr, name)
+    return arr, single
+
+
+def canonical_empty(arr):
+    """Make every slab set with lo > hi on some axis the one empty box (+inf, -inf)."""
+    if arr.size == 0:
+        return arr
+    empty = np.any(arr[:, 0] > arr[:, 1], axis=1)
+    if empty.any():
+        arr = arr.copy()
+        arr[empty, 0], arr[empty, 1] = np.inf, -np.inf
+    return arr
+
+
+def as_boxes(boxes, name="boxes", dim=None):
+    """Return (C-contiguous float64 (N, 2, D), was_single); raise on bad input.
+
+    lo > hi on some axis is the empty box, made canonical (+inf lo, -inf hi everywhere).
+    """
+    arr = _real_array(boxes, name)
+    single = arr.ndim == 2
+    arr = arr[None] if single else arr
+    if arr.ndim != 3 or arr.shape[1] != 2 or not 1 <= arr.shape[2] <= 3:
+        raise ValueError(
+            f"{name} must have shape (N, 2, D) or (2, D) with D in 1..3, got {np.shape(boxes)}"
+        )
+    if dim is not None and arr.shape[2] != dim:
+        raise ValueError(f"{name} must be {dim}-dimensional, got shape {np.shape(boxes)}")
+    arr = np.ascontiguousarray(arr, dtype=np.float64)
+    _no_nan(arr, name)
+    return canonical_empty(arr), single
+
+
+def check_k(k, name="k"):
+    """A k-DOP size: one of 6, 14, 18, 26."""
+    if isinstance(k, bool) or not isinstance(k, numbers.Integral) or k not in KDOP_SIZES:
+        raise ValueError(f"{name} must be one of {KDOP_SIZES}, got {k!r}")
+    return int(k)
+
+
+def as_kdops(kdops, name="kdops", k=None):
+    """Return ((N, 2, K/2) float64, was_single, K) for k-DOPs along ``kdop.AXES[K]``."""
+    arr = _real_array(kdops, name)
+    single = arr.ndim == 2
+    arr = arr[None] if single else arr
+    sizes = {kk // 2: kk for kk in KDOP_SIZES}
+    if arr.ndim != 3 or arr.shape[1] != 2 or arr.shape[2] not in sizes:
+        raise ValueError(
+            f"{name} must have shape (N, 2, K/2) or (2, K/2) with K in {KDOP_SIZES}, "
+            f"got {np.shape(kdops)}"
+        )
+    found = sizes[arr.shape[2]]
+    if k is not None and found != k:
+        raise ValueError(f"{name} must be {k}-DOPs, got {found}-DOPs")
+    arr = np.ascontiguousarray(arr, dtype=np.float64)
+    _no_nan(arr, name)
+    return canonical_empty(arr), single, found
+
+
+def as_spheres(spheres, name="spheres", dim=None):
+    """Return (Spheres with center (N, D) and radius (N,), was_single).
+
+    Accepts a ``Spheres`` or a ``(center, radius)`` pair. A negative radius is the empty
+    sphere and is legal; centres must be finite, radii not NaN.
+    """
+    if not isinstance(spheres, tuple) or len(spheres) != 2:
+        raise TypeError(
+            f"{name} must be a Spheres(center, radius) or a (center, radius) pair, "
+            f"got {type(spheres).__name__}"
+        )
+    center, radius = spheres
+    center, single = as_points(center, f"{name}.center", dim=dim, finite=True)
+    radius = _real_array(radius, f"{name}.radius")
+    if radius.ndim != (0 if single else 1):
+        radius = radius.reshape(-1) if radius.size == len(center) else radius
+    radius = np.ascontiguousarray(np.reshape(radius, -1), dtype=np.float64)
+    if len(radius) != len(center):
+        raise ValueError(
+            f"{name}.radius must have one value per centre ({len(center)}), got {len(radius)}"
+        )
+    _no_nan(radius, f"{name}.radius")
+    return Spheres(center, radius), single
+
+
+def as_obbs(obbs, name="obbs", check_rotation=True):
+    """Return (OBBs with center (N, 3), half (N, 3), rot (N, 3, 3), was_single).
+
+    ``rot`` must be orthonormal (to 1e-6): its columns are the box axes. Negative half
+    extents are legal and mean the empty box.
+    """
+    if not isinstance(obbs, tuple) or len(obbs) != 3:
+        raise TypeError(
+            f"{name} must be an OBBs(center, half, rot) or a 3-tuple, got {type(obbs).__name__}"
+        )
+    center, half, rot = obbs
+    center, single = as_points(center, f"{name}.center", dim=3, finite=True)
+    n = len(center)
+    half = as_float(half, f"{name}.half").reshape(-1, 3) if np.size(half) else np.zeros((0, 3))
+    rot_arr = as_float(rot, f"{name}.rot", finite=True)
+    if rot_arr.size == 0:
+        rot_arr = np.zeros((0, 3, 3))
+    if rot_arr.shape[-2:] != (3, 3):
+        raise ValueError(f"{name}.rot must have shape (N, 3, 3), got {np.shape(rot)}")
+    rot_arr = np.ascontiguousarray(rot_arr.reshape(-1, 3, 3))
+    if len(half) != n or len(rot_arr) != n:
+        raise ValueError(
+            f"{name} parts disagree in length: center {n}, half {len(half)}, rot {len(rot_arr)}"
+        )
+    if check_rotation and n:
+        err = np.abs(np.einsum("nji,njk->nik", rot_arr, rot_arr) - np.eye(3)).max(axis=(1, 2))
+        if (err > 1e-6).any():
+            raise ValueError(f"{name}.rot[{_first_bad(err > 1e-6)}] is not orthonormal")
+    return OBBs(center, np.ascontiguousarray(half), rot_arr), single
+
+
+def as_transform(matrix, name="transform", dim=3, rigid=False):
+    """Return (linear (D, D), translation (D,)) from a homogeneous (D+1, D+1) matrix.
+
+    The last row must be (0, ..., 0, 1). ``rigid`` requires a rotation (orthonormal, det +1).
+    """
+    arr = _real_array(matrix, name)
+    if arr.shape != (dim + 1, dim + 1):
+        raise ValueError(f"{name} must be a {dim + 1}x{dim + 1} matrix, got shape {arr.shape}")
+    arr = np.asarray(arr, dtype=np.float64)
+    if not np.isfinite(arr).all():
+        raise ValueError(f"{name} must be finite")
+    bottom = np.zeros(dim + 1)
+    bottom[-1] = 1.0
+    if not np.array_equal(arr[dim], bottom):
+        raise ValueError(f"{name} is not affine: its last row must be {bottom.tolist()}")
+    linear = np.ascontiguousarray(arr[:dim, :dim])
+    trans = np.ascontiguousarray(arr[:dim, dim])
+    if rigid and not is_rotation(linear):
+        raise ValueError(f"{name} must be rigid (a rotation and a translation)")
+    return linear, trans
+
+
+def as_transforms(matrices, name="transforms", rigid=True):
+    """Return (rot (K, 3, 3), trans (K, 3), was_single) from one or K 4x4 matrices."""
+    arr = _real_array(matrices, name)
+    single = arr.ndim == 2
+    arr = arr[None] if single else arr
+    if arr.ndim != 3 or arr.shape[1:] != (4, 4):
+        raise ValueError(f"{name} must have shape (K, 4, 4) or (4, 4), got {np.shape(matrices)}")
+    arr = np.asarray(arr, dtype=np.float64)
+    _finite(arr, name)
+    bad = ~np.all(arr[:, 3] == np.array([0.0, 0.0, 0.0, 1.0]), axis=1)
+    if bad.any():
+        raise ValueError(f"{name}[{_first_bad(bad)}] is not affine: last row must be 0 0 0 1")
+    rot = np.ascontiguousarray(arr[:, :3, :3])
+    if rigid:
+        for k in range(len(rot)):
+            if not is_rotation(rot[k]):
+                raise ValueError(f"{name}[{k}] must be rigid (a rotation and a translation)")
+    return rot, np.ascontiguousarray(arr[:, :3, 3]), single
+
+
+def is_rotation(linear, tol=1e-6):
+    d = len(linear)
+    return bool(
+        np.abs(linear.T @ linear - np.eye(d)).max() <= tol and np.linalg.det(linear) > 0
+    )
+
+
+def as_rays(origins, directions, t_max=np.inf, dim=None):
+    """Return (Rays, was_single). Origins and directions finite, directions non-zero."""
+    origin, single_o = as_points(origins, "origins", dim=dim, finite=True)
+    direction, single_d = as_points(directions, "directions", dim=origin.shape[1], finite=True)
+    if len(origin) != len(direction):
+        if len(origin) == 1:
+            origin = np.ascontiguousarray(np.broadcast_to(origin, direction.shape))
+        elif len(direction) == 1:
+            direction = np.ascontiguousarray(np.broadcast_to(direction, origin.shape))
+        else:
+            raise ValueError(
+                f"origins ({len(origin)}) and directions ({len(direction)}) differ in length"
+            )
+    zero = ~np.any(direction != 0.0, axis=1)
+    if zero.any():
+        raise ValueError(f"directions[{_first_bad(zero)}] is all zero")
+    tm = as_float(t_max, "t_max")
+    tm = np.ascontiguousarray(np.broadcast_to(tm, (len(origin),)) if tm.ndim == 0 else tm)
+    if tm.shape != (len(origin),):
+        raise ValueError(f"t_max must be a scalar or have shape ({len(origin)},), got {tm.shape}")
+    if (tm < 0).any():
+        raise ValueError(f"t_max[{_first_bad(tm < 0)}] is negative")
+    return Rays(origin, direction, tm), single_o and single_d
+
+
+def as_mesh(vertices, faces, name="mesh"):
+    """Return (vertices (V, 3) float64, faces (F, 3) intp) with faces checked against V."""
+    verts, _ = as_points(vertices, f"{name} vertices", dim=3, finite=True) if np.size(
+        vertices
+    ) else (np.zeros((0, 3)), False)
+    f = np.asarray(faces)
+    if f.size == 0:
+        return verts, np.zeros((0, 3), np.intp)
+    if f.dtype.kind not in "iu":
+        if f.dtype.kind == "f" and np.all(np.isfinite(f)) and np.all(f == np.round(f)):
+            f = f.astype(np.intp)
+        else:
+            raise TypeError(f"{name} faces must be integers, got dtype {f.dtype}")
+    if f.ndim != 2 or f.shape[1] != 3:
+        raise ValueError(f"{name} faces must have shape (F, 3), got {f.shape}")
+    f = np.ascontiguousarray(f, dtype=np.intp)
+    bad = (f < 0).any(axis=1) | (f >= len(verts)).any(axis=1)
+    if bad.any():
+        raise ValueError(
+            f"{name} faces[{_first_bad(bad)}] indexes past the {len(verts)} vertices"
+        )
+    return verts, f
+
+
+def check_choice(value, name, choices):
+    """A mode or method string that must be one of ``choices``."""
+    if not isinstance(value, str) or value not in choices:
+        raise ValueError(f"{name} must be one of {', '.join(map(repr, choices))}, got {value!r}")
+    return value
+
+
+def check_count(value, name, minimum=1):
+    """A positive integer count."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
+        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
+    return int(value)
