@@ -35,7 +35,10 @@ __all__ = [
 
 
 def _squeeze(result, single):
-    return result[0] if single else result
+    """One item in, one out: a Python scalar or the single row."""
+    if not single:
+        return result
+    return result[0].item() if result.ndim == 1 else result[0]
 
 
 def empty(n=None, dim=3):
