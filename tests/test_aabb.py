@@ -91,6 +91,18 @@ def test_overlap_pairs_matches_brute_force(a, data):
     np.testing.assert_array_equal(hb.aabb.overlap_pairs(b, a), expected[::-1][:, np.lexsort(expected)])
 
 
+@given(boxes(max_n=30), st.data())
+def test_tree_path_matches_brute_force(a, data):
+    """The implicit-tree route that large sets take, forced on small ones."""
+    b = data.draw(boxes(max_n=30, dim=a.shape[2]))
+    saved = hb.aabb.SWEEP_MAX
+    hb.aabb.SWEEP_MAX = 0
+    try:
+        np.testing.assert_array_equal(hb.aabb.overlap_pairs(a, b), oracles.overlap_pairs(a, b))
+    finally:
+        hb.aabb.SWEEP_MAX = saved
+
+
 @given(boxes(max_n=20, elements=wide, dim=3), st.data())
 def test_overlap_pairs_huge_and_tiny_coordinates(a, data):
     b = data.draw(boxes(max_n=20, elements=wide, dim=3))

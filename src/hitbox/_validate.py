@@ -101,10 +101,13 @@ def canonical_empty(arr):
     return arr
 
 
-def as_boxes(boxes, name="boxes", dim=None):
+def as_boxes(boxes, name="boxes", dim=None, scan=True):
     """Return (C-contiguous float64 (N, 2, D), was_single); raise on bad input.
 
     lo > hi on some axis is the empty box, made canonical (+inf lo, -inf hi everywhere).
+    ``scan=False`` checks only type and shape: for kernels that find NaN themselves in
+    their one pass over the data and need no canonical empty box (the elementwise overlap,
+    whose speed is bound by memory bandwidth, would otherwise read everything twice).
     """
     arr = _real_array(boxes, name)
     single = arr.ndim == 2
@@ -116,8 +119,17 @@ def as_boxes(boxes, name="boxes", dim=None):
     if dim is not None and arr.shape[2] != dim:
         raise ValueError(f"{name} must be {dim}-dimensional, got shape {np.shape(boxes)}")
     arr = np.ascontiguousarray(arr, dtype=np.float64)
+    if not scan:
+        return arr, single
     _no_nan(arr, name)
     return canonical_empty(arr), single
+
+
+def raise_nan(bad, names):
+    """Raise for a kernel's NaN report: ``bad`` is (which argument, item) or (-1, -1)."""
+    which, item = bad
+    if which >= 0:
+        raise ValueError(f"{names[which]}[{item}] contains NaN")
 
 
 def check_k(k, name="k"):

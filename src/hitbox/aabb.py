@@ -202,12 +202,14 @@ def overlap(a, b):
 
     Returns ``(N,) bool``, or a bool for two single boxes.
     """
-    a, sa = v.as_boxes(a, "a")
-    b, sb = v.as_boxes(b, "b", dim=a.shape[2])
+    a, sa = v.as_boxes(a, "a", scan=False)
+    b, sb = v.as_boxes(b, "b", dim=a.shape[2], scan=False)
     _check_broadcast(a, b)
     out = np.empty(max(len(a), len(b)) if min(len(a), len(b)) else 0, dtype=np.bool_)
     if len(out):
-        slabs.overlap(a, b, out)
+        bad = np.full(2, -1, np.intp)
+        slabs.overlap(a, b, out, bad)
+        v.raise_nan(bad, ("a", "b"))
     return bool(out[0]) if sa and sb else out
 
 
@@ -246,15 +248,34 @@ def transform(boxes, matrix):
 # -- helpers shared with kdop (same layout) ------------------------------------------------
 
 
+#: Below this many boxes in all, sort-and-sweep beats building a tree.
+SWEEP_MAX = 2_000
+#: Boxes per leaf of the implicit tree used for larger all-pairs queries.
+TREE_LEAF = 4
+
+
 def sweep_pairs(a, b):
-    """Validated slab sets → sorted (2, n) overlapping pairs via the sweep kernel."""
+    """Validated slab sets → sorted (2, n) overlapping pairs.
+
+    Small sets: sort-and-sweep on the most spread axis. Larger: an implicit Morton-ordered
+    tree over the larger set, queried by each box of the other. In clustered 3D scenes a
+    1D sweep scans about n^(2/3) false starts per box; the tree does not.
+    """
     if len(a) == 0 or len(b) == 0:
         return np.empty((2, 0), np.intp)
+    if len(a) + len(b) > SWEEP_MAX:
+        order_a, order_b = slabs.morton_order(a), slabs.morton_order(b)
+        if len(a) > len(b):
+            return _sorted(slabs.tree_pairs(b, a, order_b, order_a, TREE_LEAF)[::-1])
+        return _sorted(slabs.tree_pairs(a, b, order_a, order_b, TREE_LEAF))
     axis = _sweep_axis(a, b)
     order_a = np.argsort(a[:, 0, axis], kind="stable")
     order_b = np.argsort(b[:, 0, axis], kind="stable")
-    pairs = slabs.overlap_pairs(a, b, order_a, order_b, axis)
-    return pairs[:, np.lexsort((pairs[1], pairs[0]))]
+    return _sorted(slabs.overlap_pairs(a, b, order_a, order_b, axis))
+
+
+def _sorted(pairs):
+    return np.ascontiguousarray(pairs[:, np.lexsort((pairs[1], pairs[0]))])
 
 
 def _sweep_axis(a, b):

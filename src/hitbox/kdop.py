@@ -130,7 +130,9 @@ def overlap(a, b):
     _check_broadcast(a, b)
     out = np.empty(max(len(a), len(b)) if min(len(a), len(b)) else 0, dtype=np.bool_)
     if len(out):
-        slabs.overlap(a, b, out)
+        bad = np.full(2, -1, np.intp)
+        slabs.overlap(a, b, out, bad)
+        v.raise_nan(bad, ("a", "b"))
     return bool(out[0]) if sa and sb else out
 
 

@@ -1,0 +1,1 @@
+"""hitbox benchmarks: `python -m benchmarks.run [names] [--quick]`."""
