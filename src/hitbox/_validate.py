@@ -30,16 +30,24 @@ def _first_bad(mask):
     return int(np.argwhere(mask)[0, 0])
 
 
+def _sum(arr):
+    with np.errstate(over="ignore", invalid="ignore"):
+        return arr.sum()
+
+
 def _no_nan(arr, name):
-    bad = np.isnan(arr.reshape(len(arr), -1)).any(axis=1) if arr.size else np.zeros(0, bool)
-    if bad.any():
-        raise ValueError(f"{name}[{_first_bad(bad)}] contains NaN")
+    # NaN poisons a sum: one cheap reduction in the common, clean case
+    if not arr.size or not np.isnan(_sum(arr)) or not np.isnan(arr).any():
+        return
+    bad = np.isnan(arr.reshape(len(arr), -1)).any(axis=1)
+    raise ValueError(f"{name}[{_first_bad(bad)}] contains NaN")
 
 
 def _finite(arr, name):
-    bad = ~np.isfinite(arr.reshape(len(arr), -1)).all(axis=1) if arr.size else np.zeros(0, bool)
-    if bad.any():
-        raise ValueError(f"{name}[{_first_bad(bad)}] is not finite (NaN or inf)")
+    if not arr.size or np.isfinite(_sum(arr)) or np.isfinite(arr).all():
+        return
+    bad = ~np.isfinite(arr.reshape(len(arr), -1)).all(axis=1)
+    raise ValueError(f"{name}[{_first_bad(bad)}] is not finite (NaN or inf)")
 
 
 def as_float(value, name, finite=False):

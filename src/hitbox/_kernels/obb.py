@@ -1,0 +1,532 @@
+"""Oriented boxes: separating-axis overlap, box-frame coordinates and fitting.
+
+An OBBs set holds ``center (N, 3)``, ``half (N, 3)`` and ``rot (N, 3, 3)``; column k of
+``rot[i]`` is box i's unit axis k. A box with any half extent below zero is empty: it
+contains nothing and overlaps nothing.
+"""
+
+import numpy as np
+from numba import njit
+
+# Relative slack of the separating-axis test. An axis L separates only when the gap
+# exceeds SAT_EPS * (|t|_1 + sum(half_a) + sum(half_b)). The rounding of R, t and the
+# projections stays below 30 u (u = 2**-53, about 3.3e-15) of that sum for rotations
+# orthonormal to rounding, so 1e-12 leaves a 300x margin. Rotations further from
+# orthonormal than ORTHO_TOL are made orthonormal, their boxes enlarged, by the caller.
+SAT_EPS = 1e-12
+ORTHO_TOL = 1e-13
+
+
+# -- separating-axis test -------------------------------------------------------------
+
+
+@njit(inline="always")
+def sat_overlap(ca, ra, ha, cb, rb, hb):
+    """Closed, conservative overlap of two oriented boxes: 15-axis separating-axis test.
+
+    ``ca, cb (3,)`` centres, ``ra, rb (3, 3)`` rotations (columns are the axes), ``ha, hb
+    (3,)`` half extents. Everything is expressed in a's frame: ``R[i, j] = a_i . b_j`` and
+    ``t = ra.T @ (cb - ca)``. Face axes are unit vectors; the nine edge axes a_i x b_j are
+    left unnormalised (length sin(angle) <= 1) and written through R by the cofactor
+    identities, so parallel edges give a zero axis whose projections are all about 0.
+
+    An axis separates only when ``|t . L| > r_a + r_b + tol`` with
+    ``tol = SAT_EPS * (|t|_1 + sum(ha) + sum(hb))``. The slack covers rounding, so
+    touching or overlapping boxes are never called disjoint, and a zero-length axis
+    (parallel edges, computed as a few-ulp vector) can never separate. The price is a
+    false "overlap" for gaps below ``tol / |L|``. Rotations must be orthonormal to
+    about ORTHO_TOL (either handedness).
+    From Real-Time Collision Detection (Ericson 2005) §4.4.1 p101, after Gottschalk 1996.
+    """
+    ha0, ha1, ha2 = ha[0], ha[1], ha[2]
+    hb0, hb1, hb2 = hb[0], hb[1], hb[2]
+    if ha0 < 0.0 or ha1 < 0.0 or ha2 < 0.0 or hb0 < 0.0 or hb1 < 0.0 or hb2 < 0.0:
+        return False  # an empty box overlaps nothing
+    d0 = cb[0] - ca[0]
+    d1 = cb[1] - ca[1]
+    d2 = cb[2] - ca[2]
+    t0 = ra[0, 0] * d0 + ra[1, 0] * d1 + ra[2, 0] * d2
+    t1 = ra[0, 1] * d0 + ra[1, 1] * d1 + ra[2, 1] * d2
+    t2 = ra[0, 2] * d0 + ra[1, 2] * d1 + ra[2, 2] * d2
+    tol = SAT_EPS * (abs(t0) + abs(t1) + abs(t2) + ha0 + ha1 + ha2 + hb0 + hb1 + hb2)
+
+    r00 = ra[0, 0] * rb[0, 0] + ra[1, 0] * rb[1, 0] + ra[2, 0] * rb[2, 0]
+    r01 = ra[0, 0] * rb[0, 1] + ra[1, 0] * rb[1, 1] + ra[2, 0] * rb[2, 1]
+    r02 = ra[0, 0] * rb[0, 2] + ra[1, 0] * rb[1, 2] + ra[2, 0] * rb[2, 2]
+    a00, a01, a02 = abs(r00), abs(r01), abs(r02)
+    if abs(t0) > ha0 + hb0 * a00 + hb1 * a01 + hb2 * a02 + tol:  # a0
+        return False
+    r10 = ra[0, 1] * rb[0, 0] + ra[1, 1] * rb[1, 0] + ra[2, 1] * rb[2, 0]
+    r11 = ra[0, 1] * rb[0, 1] + ra[1, 1] * rb[1, 1] + ra[2, 1] * rb[2, 1]
+    r12 = ra[0, 1] * rb[0, 2] + ra[1, 1] * rb[1, 2] + ra[2, 1] * rb[2, 2]
+    a10, a11, a12 = abs(r10), abs(r11), abs(r12)
+    if abs(t1) > ha1 + hb0 * a10 + hb1 * a11 + hb2 * a12 + tol:  # a1
+        return False
+    r20 = ra[0, 2] * rb[0, 0] + ra[1, 2] * rb[1, 0] + ra[2, 2] * rb[2, 0]
+    r21 = ra[0, 2] * rb[0, 1] + ra[1, 2] * rb[1, 1] + ra[2, 2] * rb[2, 1]
+    r22 = ra[0, 2] * rb[0, 2] + ra[1, 2] * rb[1, 2] + ra[2, 2] * rb[2, 2]
+    a20, a21, a22 = abs(r20), abs(r21), abs(r22)
+    if abs(t2) > ha2 + hb0 * a20 + hb1 * a21 + hb2 * a22 + tol:  # a2
+        return False
+
+    if (
+        abs(t0 * r00 + t1 * r10 + t2 * r20)
+        > ha0 * a00 + ha1 * a10 + ha2 * a20 + hb0 + tol
+    ):
+        return False  # b0
+    if (
+        abs(t0 * r01 + t1 * r11 + t2 * r21)
+        > ha0 * a01 + ha1 * a11 + ha2 * a21 + hb1 + tol
+    ):
+        return False  # b1
+    if (
+        abs(t0 * r02 + t1 * r12 + t2 * r22)
+        > ha0 * a02 + ha1 * a12 + ha2 * a22 + hb2 + tol
+    ):
+        return False  # b2
+
+    # a_i x b_j, with (i, i1, i2) and (j, j1, j2) cyclic, separates if
+    # |t_i2 R_i1j - t_i1 R_i2j| > ha_i1 |R_i2j| + ha_i2 |R_i1j| + hb_j1 |R_ij2|
+    #                             + hb_j2 |R_ij1| + tol
+    if abs(t2 * r10 - t1 * r20) > ha1 * a20 + ha2 * a10 + hb1 * a02 + hb2 * a01 + tol:
+        return False  # a0 x b0
+    if abs(t2 * r11 - t1 * r21) > ha1 * a21 + ha2 * a11 + hb2 * a00 + hb0 * a02 + tol:
+        return False  # a0 x b1
+    if abs(t2 * r12 - t1 * r22) > ha1 * a22 + ha2 * a12 + hb0 * a01 + hb1 * a00 + tol:
+        return False  # a0 x b2
+    if abs(t0 * r20 - t2 * r00) > ha2 * a00 + ha0 * a20 + hb1 * a12 + hb2 * a11 + tol:
+        return False  # a1 x b0
+    if abs(t0 * r21 - t2 * r01) > ha2 * a01 + ha0 * a21 + hb2 * a10 + hb0 * a12 + tol:
+        return False  # a1 x b1
+    if abs(t0 * r22 - t2 * r02) > ha2 * a02 + ha0 * a22 + hb0 * a11 + hb1 * a10 + tol:
+        return False  # a1 x b2
+    if abs(t1 * r00 - t0 * r10) > ha0 * a10 + ha1 * a00 + hb1 * a22 + hb2 * a21 + tol:
+        return False  # a2 x b0
+    if abs(t1 * r01 - t0 * r11) > ha0 * a11 + ha1 * a01 + hb2 * a20 + hb0 * a22 + tol:
+        return False  # a2 x b1
+    if abs(t1 * r02 - t0 * r12) > ha0 * a12 + ha1 * a02 + hb0 * a21 + hb1 * a20 + tol:
+        return False  # a2 x b2
+    return True
+
+
+@njit(inline="always")
+def obb_overlap(a, i, b, j):
+    """Closed, conservative overlap of box ``a[i]`` and box ``b[j]`` (two OBBs sets)."""
+    return sat_overlap(a.center[i], a.rot[i], a.half[i], b.center[j], b.rot[j], b.half[j])
+
+
+@njit(cache=True, nogil=True)
+def overlap(a, b, out):
+    """Elementwise overlap; a or b may hold a single box that is tested against all."""
+    sa = 1 if len(a.center) > 1 else 0
+    sb = 1 if len(b.center) > 1 else 0
+    for i in range(len(out)):
+        out[i] = obb_overlap(a, i * sa, b, i * sb)
+
+
+@njit(cache=True, nogil=True)
+def overlap_pairs(a, b, candidates):
+    """Keep the candidate pairs ``(2, n)`` whose boxes overlap, in their given order.
+
+    Count, then fill: pass 1 runs the test once per candidate and marks it, pass 2 copies
+    the marked pairs into an array of exactly the right size.
+    """
+    n_cand = candidates.shape[1]
+    keep = np.empty(n_cand, np.bool_)
+    n = 0
+    for p in range(n_cand):
+        keep[p] = obb_overlap(a, candidates[0, p], b, candidates[1, p])
+        n += keep[p]
+    out = np.empty((2, n), np.intp)
+    n = 0
+    for p in range(n_cand):
+        if keep[p]:
+            out[0, n] = candidates[0, p]
+            out[1, n] = candidates[1, p]
+            n += 1
+    return out
+
+
+@njit(cache=True, nogil=True)
+def overlap_pairs_brute(a, b):
+    """Twin of overlap_pairs: every pair tested, count then fill, no prefilter."""
+    n = 0
+    for i in range(len(a.center)):
+        for j in range(len(b.center)):
+            if obb_overlap(a, i, b, j):
+                n += 1
+    out = np.empty((2, n), np.intp)
+    n = 0
+    for i in range(len(a.center)):
+        for j in range(len(b.center)):
+            if obb_overlap(a, i, b, j):
+                out[0, n] = i
+                out[1, n] = j
+                n += 1
+    return out
+
+
+# -- rotations and box-frame coordinates ----------------------------------------------
+
+
+@njit(cache=True, nogil=True)
+def rot_error(rot, out):
+    """``out[n] = max |rot[n].T @ rot[n] - I|``: how far rot n is from orthonormal."""
+    for n in range(len(rot)):
+        err = 0.0
+        for i in range(3):
+            for k in range(i, 3):
+                s = rot[n, 0, i] * rot[n, 0, k] + rot[n, 1, i] * rot[n, 1, k]
+                s += rot[n, 2, i] * rot[n, 2, k]
+                if i == k:
+                    s -= 1.0
+                err = max(err, abs(s))
+        out[n] = err
+
+
+@njit(inline="always")
+def frame_coords(center, rot, i, p0, p1, p2):
+    """Point ``p`` in box i's frame: ``rot[i].T @ (p - center[i])``.
+
+    The one place this product is written: fitting sets half extents from it and
+    contains_points tests with it, so a fitted box contains its points bit for bit.
+    """
+    d0 = p0 - center[i, 0]
+    d1 = p1 - center[i, 1]
+    d2 = p2 - center[i, 2]
+    u0 = rot[i, 0, 0] * d0 + rot[i, 1, 0] * d1 + rot[i, 2, 0] * d2
+    u1 = rot[i, 0, 1] * d0 + rot[i, 1, 1] * d1 + rot[i, 2, 1] * d2
+    u2 = rot[i, 0, 2] * d0 + rot[i, 1, 2] * d1 + rot[i, 2, 2] * d2
+    return u0, u1, u2
+
+
+@njit(cache=True, nogil=True)
+def contains_points(obbs, points, out):
+    """Elementwise closed containment ``|rot.T @ (p - c)| <= half`` per axis; broadcasts a
+    single box or a single point. False for empty boxes (half < 0)."""
+    sb = 1 if len(obbs.center) > 1 else 0
+    sp = 1 if len(points) > 1 else 0
+    half = obbs.half
+    for n in range(len(out)):
+        i = n * sb
+        k = n * sp
+        u0, u1, u2 = frame_coords(
+            obbs.center, obbs.rot, i, points[k, 0], points[k, 1], points[k, 2]
+        )
+        out[n] = abs(u0) <= half[i, 0] and abs(u1) <= half[i, 1] and abs(u2) <= half[i, 2]
+
+
+# -- fitting --------------------------------------------------------------------------
+
+
+@njit(cache=True, nogil=True)
+def fit(groups, hull, center, half, rot):
+    """One box per point group ``groups (P, K, 3)``; writes center, half, rot ``[P]``.
+
+    Axes from the covariance of the points (PCA); with ``hull`` they are then refined by
+    minimum-area rectangles (see _refine) and the AABB axes are tried too, keeping the
+    smallest volume. A group with K = 0 gives the empty box (half = -inf, rot = I).
+    """
+    n_groups, k_pts = groups.shape[0], groups.shape[1]
+    mu = np.empty(3)
+    cov = np.empty((3, 3))
+    basis = np.empty((3, 3))
+    work = np.empty((3, 3))
+    lo = np.empty(3)
+    hi = np.empty(3)
+    xs = np.empty(k_pts)
+    ys = np.empty(k_pts)
+    chain = np.empty(2 * k_pts + 1, np.intp)
+    for g in range(n_groups):
+        if k_pts == 0:
+            center[g] = 0.0
+            half[g] = -np.inf
+            rot[g] = np.eye(3)
+            continue
+        pts = groups[g]
+        _mean_cov(pts, mu, cov)
+        _eigh3(cov, basis, work)
+        if hull:
+            _refine(pts, mu, basis, work, lo, hi, xs, ys, chain)
+        _finish(pts, mu, basis, lo, hi, center, half, rot, g)
+
+
+@njit(inline="always")
+def _mean_cov(pts, mu, cov):
+    """Mean and population covariance of the points (seed 003: 1/(3n), 3n vertices)."""
+    k_pts = len(pts)
+    for m in range(3):
+        s = 0.0
+        for p in range(k_pts):
+            s += pts[p, m]
+        mu[m] = s / k_pts
+    for m in range(3):
+        for q in range(m, 3):
+            s = 0.0
+            for p in range(k_pts):
+                s += (pts[p, m] - mu[m]) * (pts[p, q] - mu[q])
+            cov[m, q] = s / k_pts
+            cov[q, m] = cov[m, q]
+
+
+@njit(cache=True, nogil=True)
+def _eigh3(cov, vecs, a):
+    """Eigenvectors of a symmetric 3x3 matrix into the columns of ``vecs``, by decreasing
+    eigenvalue, each signed so its largest component is positive, then the last one
+    flipped if needed so that det = +1. ``a`` is scratch.
+
+    Cyclic Jacobi rotations (Numerical Recipes 3rd ed. §11.1): orthonormal to rounding
+    even for repeated or zero eigenvalues; a zero matrix gives the identity.
+    """
+    a[:] = cov
+    vecs[:] = 0.0
+    for m in range(3):
+        vecs[m, m] = 1.0
+    for _sweep in range(50):
+        off = a[0, 1] * a[0, 1] + a[0, 2] * a[0, 2] + a[1, 2] * a[1, 2]
+        diag = a[0, 0] * a[0, 0] + a[1, 1] * a[1, 1] + a[2, 2] * a[2, 2]
+        if off <= 1e-36 * diag or off == 0.0:
+            break
+        for p, q in ((0, 1), (0, 2), (1, 2)):
+            apq = a[p, q]
+            if apq == 0.0:
+                continue
+            theta = (a[q, q] - a[p, p]) / (2.0 * apq)
+            if abs(theta) > 1e150:  # theta**2 would overflow; t ~ 1 / (2 theta)
+                t = 0.5 / theta
+            else:
+                t = 1.0 / (abs(theta) + np.sqrt(theta * theta + 1.0))
+                if theta < 0.0:
+                    t = -t
+            c = 1.0 / np.sqrt(t * t + 1.0)
+            s = t * c
+            for r in range(3):  # a <- a J  (columns p, q)
+                arp, arq = a[r, p], a[r, q]
+                a[r, p] = c * arp - s * arq
+                a[r, q] = s * arp + c * arq
+            for r in range(3):  # a <- J.T a  (rows p, q)
+                apr, aqr = a[p, r], a[q, r]
+                a[p, r] = c * apr - s * aqr
+                a[q, r] = s * apr + c * aqr
+            a[p, q] = 0.0
+            a[q, p] = 0.0
+            for r in range(3):  # vecs <- vecs J
+                vrp, vrq = vecs[r, p], vecs[r, q]
+                vecs[r, p] = c * vrp - s * vrq
+                vecs[r, q] = s * vrp + c * vrq
+    # selection sort of the columns by decreasing eigenvalue
+    w = np.array([a[0, 0], a[1, 1], a[2, 2]])
+    for m in range(2):
+        best = m
+        for q in range(m + 1, 3):
+            if w[q] > w[best]:
+                best = q
+        if best != m:
+            w[m], w[best] = w[best], w[m]
+            for r in range(3):
+                vecs[r, m], vecs[r, best] = vecs[r, best], vecs[r, m]
+    for m in range(3):
+        big = 0
+        for r in range(1, 3):
+            if abs(vecs[r, m]) > abs(vecs[big, m]):
+                big = r
+        if vecs[big, m] < 0.0:
+            for r in range(3):
+                vecs[r, m] = -vecs[r, m]
+    if _det3(vecs) < 0.0:
+        for r in range(3):
+            vecs[r, 2] = -vecs[r, 2]
+
+
+@njit(inline="always")
+def _det3(m):
+    return (
+        m[0, 0] * (m[1, 1] * m[2, 2] - m[1, 2] * m[2, 1])
+        - m[0, 1] * (m[1, 0] * m[2, 2] - m[1, 2] * m[2, 0])
+        + m[0, 2] * (m[1, 0] * m[2, 1] - m[1, 1] * m[2, 0])
+    )
+
+
+@njit(inline="always")
+def _extents(pts, mu, basis, lo, hi):
+    """Min and max of ``(p - mu) . basis[:, k]`` over the points, per axis k."""
+    for k in range(3):
+        lo[k] = np.inf
+        hi[k] = -np.inf
+    for p in range(len(pts)):
+        d0 = pts[p, 0] - mu[0]
+        d1 = pts[p, 1] - mu[1]
+        d2 = pts[p, 2] - mu[2]
+        for k in range(3):
+            s = basis[0, k] * d0 + basis[1, k] * d1 + basis[2, k] * d2
+            lo[k] = min(lo[k], s)
+            hi[k] = max(hi[k], s)
+
+
+@njit(inline="always")
+def _measure(pts, mu, basis, lo, hi):
+    """(volume, half the surface area) of the box with these axes around the points."""
+    _extents(pts, mu, basis, lo, hi)
+    s0, s1, s2 = hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2]
+    return s0 * s1 * s2, s0 * s1 + s1 * s2 + s2 * s0
+
+
+@njit(cache=True, nogil=True)
+def _refine(pts, mu, basis, work, lo, hi, xs, ys, chain):
+    """Shrink the box: replace ``basis`` by the smallest-volume set of axes found.
+
+    Candidates: the given (PCA) axes, the AABB axes, and, around each axis of either,
+    the rotation of the other two that gives the minimum-area rectangle of the points
+    projected across that axis (an exact 2D problem, solved on the projected convex
+    hull). Then the same rotations around the best box's axes, until none helps. Ties
+    in volume (flat point sets) go to the smaller surface. Every candidate is an exact
+    rotation of an orthonormal basis, so the result stays orthonormal.
+    """
+    best = basis.copy()
+    best_vol, best_area = _measure(pts, mu, best, lo, hi)
+    eye = np.eye(3)
+    vol, area = _measure(pts, mu, eye, lo, hi)
+    if vol < best_vol or (vol == best_vol and area < best_area):
+        best[:] = eye
+        best_vol, best_area = vol, area
+    seeds = np.empty((2, 3, 3))
+    seeds[0] = basis
+    seeds[1] = eye
+    n_seeds = 2
+    for _round in range(6):
+        improved = False
+        for s in range(n_seeds):
+            for k in range(3):
+                c, sn = _min_rect_turn(pts, mu, seeds[s], k, xs, ys, chain)
+                _turn(seeds[s], k, c, sn, work)
+                vol, area = _measure(pts, mu, work, lo, hi)
+                if vol < best_vol or (vol == best_vol and area < best_area):
+                    best[:] = work
+                    best_vol, best_area = vol, area
+                    improved = True
+        if not improved:
+            break
+        seeds[0] = best
+        n_seeds = 1
+    basis[:] = best
+
+
+@njit(inline="always")
+def _turn(basis, k, c, s, out):
+    """``basis`` with axes k+1, k+2 (cyclic) turned by the angle (c, s) around axis k."""
+    k1 = (k + 1) % 3
+    k2 = (k + 2) % 3
+    for r in range(3):
+        out[r, k] = basis[r, k]
+        out[r, k1] = c * basis[r, k1] + s * basis[r, k2]
+        out[r, k2] = -s * basis[r, k1] + c * basis[r, k2]
+
+
+@njit(cache=True, nogil=True)
+def _min_rect_turn(pts, mu, basis, k, xs, ys, chain):
+    """(cos, sin) of the turn around axis k that gives the minimum-area rectangle holding
+    the points projected on the plane of the other two axes.
+
+    The best rectangle has a side on the convex hull (Freeman & Shapira 1975), so each
+    hull edge direction is tried: O(H^2) over H hull vertices. Inexact orientation tests
+    can only cost tightness here, never containment: the caller measures the extents
+    over every point.
+    """
+    k1 = (k + 1) % 3
+    k2 = (k + 2) % 3
+    n = len(pts)
+    for p in range(n):
+        d0 = pts[p, 0] - mu[0]
+        d1 = pts[p, 1] - mu[1]
+        d2 = pts[p, 2] - mu[2]
+        xs[p] = basis[0, k1] * d0 + basis[1, k1] * d1 + basis[2, k1] * d2
+        ys[p] = basis[0, k2] * d0 + basis[1, k2] * d1 + basis[2, k2] * d2
+    h = _hull2d(xs, ys, chain)
+    best_c, best_s, best_area = 1.0, 0.0, np.inf
+    for e in range(h):
+        i0 = chain[e]
+        i1 = chain[(e + 1) % h]
+        dx = xs[i1] - xs[i0]
+        dy = ys[i1] - ys[i0]
+        length = np.sqrt(dx * dx + dy * dy)
+        if length == 0.0:
+            continue
+        c = dx / length
+        s = dy / length
+        alo, ahi, blo, bhi = np.inf, -np.inf, np.inf, -np.inf
+        for q in range(h):
+            x = xs[chain[q]]
+            y = ys[chain[q]]
+            a = c * x + s * y
+            b = -s * x + c * y
+            alo, ahi = min(alo, a), max(ahi, a)
+            blo, bhi = min(blo, b), max(bhi, b)
+        area = (ahi - alo) * (bhi - blo)
+        if area < best_area:
+            best_c, best_s, best_area = c, s, area
+    return best_c, best_s
+
+
+@njit(cache=True, nogil=True)
+def _hull2d(xs, ys, chain):
+    """Convex hull of the points (xs, ys), counter-clockwise, into chain[:h]; returns h.
+
+    Andrew's monotone chain (1979) over the points sorted by (x, y). Collinear points
+    are dropped; all-equal points give h = 1.
+    """
+    n = len(xs)
+    order = np.argsort(xs, kind="mergesort")
+    start = 0
+    while start < n:  # sort each run of equal x by y
+        stop = start + 1
+        while stop < n and xs[order[stop]] == xs[order[start]]:
+            stop += 1
+        if stop - start > 1:
+            run = order[start:stop].copy()
+            sub = np.argsort(ys[run], kind="mergesort")
+            for q in range(stop - start):
+                order[start + q] = run[sub[q]]
+        start = stop
+    h = 0
+    for q in range(n):  # lower hull
+        p = order[q]
+        while h >= 2 and _cross(xs, ys, chain[h - 2], chain[h - 1], p) <= 0.0:
+            h -= 1
+        chain[h] = p
+        h += 1
+    lower = h + 1
+    for q in range(n - 2, -1, -1):  # upper hull
+        p = order[q]
+        while h >= lower and _cross(xs, ys, chain[h - 2], chain[h - 1], p) <= 0.0:
+            h -= 1
+        chain[h] = p
+        h += 1
+    return max(h - 1, 1)  # the last point repeats the first
+
+
+@njit(inline="always")
+def _cross(xs, ys, o, a, b):
+    return (xs[a] - xs[o]) * (ys[b] - ys[o]) - (ys[a] - ys[o]) * (xs[b] - xs[o])
+
+
+@njit(inline="always")
+def _finish(pts, mu, basis, lo, hi, center, half, rot, g):
+    """Write box g: centre between the extremes, half extents from the frame coordinates
+    of the points as contains_points computes them, so every point tests inside."""
+    _extents(pts, mu, basis, lo, hi)
+    for m in range(3):
+        c = mu[m]
+        for k in range(3):
+            c += basis[m, k] * (0.5 * (lo[k] + hi[k]))
+        center[g, m] = c
+        for k in range(3):
+            rot[g, m, k] = basis[m, k]
+    h0 = h1 = h2 = 0.0
+    for p in range(len(pts)):
+        u0, u1, u2 = frame_coords(center, rot, g, pts[p, 0], pts[p, 1], pts[p, 2])
+        h0 = max(h0, abs(u0))
+        h1 = max(h1, abs(u1))
+        h2 = max(h2, abs(u2))
+    half[g, 0] = h0
+    half[g, 1] = h1
+    half[g, 2] = h2
