@@ -52,13 +52,14 @@ def _finite(arr, name):
 
 def as_float(value, name, finite=False):
     """Any real array as float64 (C order), NaN rejected; ``finite`` rejects inf too."""
-    arr = np.ascontiguousarray(_real_array(value, name), dtype=np.float64)
+    arr = np.asarray(_real_array(value, name), dtype=np.float64)
     if arr.ndim == 0:
         arr = arr.reshape(1)
         ok = np.isfinite(arr) if finite else ~np.isnan(arr)
         if not ok.all():
             raise ValueError(f"{name} must be {'finite' if finite else 'a number'}, got {value}")
         return arr.reshape(())
+    arr = np.ascontiguousarray(arr)
     (_finite if finite else _no_nan)(arr.reshape(len(arr), -1) if arr.size else arr, name)
     return arr
 
@@ -102,7 +103,10 @@ def canonical_empty(arr):
     """Make every slab set with lo > hi on some axis the one empty box (+inf, -inf)."""
     if arr.size == 0:
         return arr
-    empty = np.any(arr[:, 0] > arr[:, 1], axis=1)
+    flipped = arr[:, 0] > arr[:, 1]
+    if not flipped.any():  # the common case: one reduction, no per-row work
+        return arr
+    empty = flipped.any(axis=1)
     if empty.any():
         arr = arr.copy()
         arr[empty, 0], arr[empty, 1] = np.inf, -np.inf

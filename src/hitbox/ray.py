@@ -1,0 +1,316 @@
+"""Rays and segments against bounding volumes (SPEC §3, seed 001's slab method).
+
+A ray is ``p = origin + t * direction`` with t in ``[0, t_max]``: ``t_max = inf`` for a
+ray, 1 for a segment given by its end points (:func:`segments`). Every cast takes the
+volumes first, then either a :class:`~hitbox.Rays` or ``origins, directions`` (with
+``t_max``), and pairs them in one of two ways:
+
+``pairing="elementwise"``
+    ray i against volume i, broadcasting one ray against many volumes or many rays against
+    one volume. Returns :class:`BoxHits`, one row per pair; single ray and single volume
+    give scalars.
+``pairing="all"``
+    every ray against every volume. Returns :class:`PairHits` with the hitting pairs only.
+
+Volumes are closed: a ray that touches an edge or a corner, or grazes along a face, hits.
+A ray whose origin lies in the volume (on its boundary included) hits at ``t_enter = 0``
+with ``axis = -1`` and a zero normal: it enters through no face. A direction component of
++0 or -0 means the ray is parallel to that slab; it hits only if its origin lies in the
+closed slab (no NaN, and no "near zero" tolerance that would change the answer for a tiny
+but valid direction). Slab parameters are the correctly rounded quotients
+``(lo - o) / d``, so on integer input the hit decisions are exact. An entry parameter past
+the float range (a subnormal direction component, far from the box) is a miss: no finite t
+exists to report.
+"""
+
+from typing import NamedTuple
+
+import numpy as np
+
+from hitbox import _validate as v
+from hitbox._kernels import ray as _kr
+from hitbox._types import Rays
+
+__all__ = [
+    "BoxHits",
+    "PairHits",
+    "segments",
+    "cast_aabb",
+    "cast_sphere",
+    "cast_obb",
+    "cast_kdop",
+]
+
+PAIRINGS = ("elementwise", "all")
+
+
+class BoxHits(NamedTuple):
+    """Elementwise cast results, one row per (ray, volume) pair.
+
+    hit : (N,) bool
+    t_enter : (N,) float
+        First t in ``[0, t_max]`` inside the volume; ``inf`` on a miss.
+    t_exit : (N,) float
+        Last such t (``t_max`` when the ray ends inside); ``inf`` on a miss.
+    axis : (N,) intp
+        Slab of the entry face: the coordinate axis (AABB), the box's own axis (OBB), the
+        row of the k-DOP's direction table (k-DOP); ties between slabs (a hit exactly on
+        an edge or a corner) keep the lowest index. -1 on a miss, when the ray starts
+        inside, and always for spheres.
+    normal : (N, D) float
+        Unit outward normal of the volume at the entry point, in world coordinates; zero
+        on a miss and when the ray starts inside.
+    """
+
+    hit: np.ndarray
+    t_enter: np.ndarray
+    t_exit: np.ndarray
+    axis: np.ndarray
+    normal: np.ndarray
+
+
+class PairHits(NamedTuple):
+    """All-pairs cast results: only the hitting (volume, ray) pairs.
+
+    pairs : (2, n) intp
+        Row 0 indexes the volumes (the first argument), row 1 the rays, sorted by (volume,
+        ray) as every pair array in hitbox.
+    t_enter, t_exit, axis, normal : (n,), (n,), (n,), (n, D)
+        As in :class:`BoxHits`, for each pair.
+    """
+
+    pairs: np.ndarray
+    t_enter: np.ndarray
+    t_exit: np.ndarray
+    axis: np.ndarray
+    normal: np.ndarray
+
+
+def segments(starts, ends):
+    """Segments from ``starts`` to ``ends`` as rays with ``t_max = 1``.
+
+    Parameters
+    ----------
+    starts, ends : (N, D) float, or (D,); one of them may be a single point
+
+    Returns
+    -------
+    Rays with ``origin = starts``, ``direction = ends - starts`` and ``t_max = 1``. A
+    zero-length segment has no direction and raises ValueError.
+    """
+    a, single_a = v.as_points(starts, "starts", finite=True)
+    b, single_b = v.as_points(ends, "ends", dim=a.shape[1], finite=True)
+    if len(a) != len(b) and len(a) != 1 and len(b) != 1:
+        raise ValueError(f"starts ({len(a)}) and ends ({len(b)}) differ in length")
+    same = np.all(a == b, axis=1)
+    if same.any():
+        raise ValueError(
+            f"ends[{int(np.argmax(same))}] equals its start: a zero-length segment"
+        )
+    with np.errstate(over="ignore"):
+        direction = b - a  # an overflow to inf is reported by as_rays as non-finite
+    rays, _ = v.as_rays(a, direction, np.ones(len(direction)))
+    if single_a and single_b:
+        return Rays(rays.origin[0], rays.direction[0], rays.t_max[0])
+    return rays
+
+
+def cast_aabb(boxes, origins, directions=None, *, t_max=None, pairing="elementwise"):
+    """Rays or segments against axis-aligned boxes by the slab method (seed 001).
+
+    Parameters
+    ----------
+    boxes : (M, 2, D) float, or (2, D); D in 1..3, lo in row 0, hi in row 1
+    origins : (N, D) float, or (D,); or a :class:`~hitbox.Rays` (then no directions)
+    directions : (N, D) float, or (D,); finite and not all zero
+    t_max : float or (N,) float, optional
+        End of each ray's parameter range (default ``inf``; ``1`` for segments).
+    pairing : {"elementwise", "all"}
+
+    Returns
+    -------
+    BoxHits (elementwise; one row per pair, scalars for one ray and one box) or PairHits
+    (all). The entry face's normal is ``-sign(d) e_axis``.
+    """
+    rays, single_r = _rays(origins, directions, t_max)
+    boxes, single_b = v.as_boxes(boxes, dim=rays.origin.shape[1])
+    o, d, tm = rays
+    if _check_pairing(pairing, len(boxes), len(o), "boxes") == "all":
+        return PairHits(*_kr.cast_aabb_all(boxes, o, d, tm))
+    out = _empty_hits(len(boxes), len(o), o.shape[1])
+    if len(out.hit):
+        kernel = _kr.cast_aabb_3d if o.shape[1] == 3 else _kr.cast_aabb
+        kernel(boxes, o, d, tm, *out)
+    return _squeeze(out, single_r and single_b)
+
+
+def cast_sphere(spheres, origins, directions=None, *, t_max=None, pairing="elementwise"):
+    """Rays or segments against spheres (discs in 2D, intervals in 1D).
+
+    Parameters
+    ----------
+    spheres : Spheres or (center, radius) with center (M, D) and radius (M,); a negative
+        radius is the empty sphere, which nothing hits
+    origins, directions, t_max, pairing : as in :func:`cast_aabb`
+
+    Returns
+    -------
+    BoxHits or PairHits, as in :func:`cast_aabb`; ``axis`` is always -1 (a sphere has no
+    faces) and ``normal`` is ``(p - center) / |p - center|`` at the entry point ``p``.
+
+    Notes
+    -----
+    The quadratic is solved in the stable form of Haines et al. (Ray Tracing Gems, ch. 7)
+    after scaling the direction by its largest component, so huge and tiny directions
+    neither overflow nor lose the hit. Unlike the slab casts this is not exact: a ray
+    tangent to the sphere may hit or miss by rounding.
+    """
+    rays, single_r = _rays(origins, directions, t_max)
+    spheres, single_b = v.as_spheres(spheres, dim=rays.origin.shape[1])
+    o, d, tm = rays
+    c, r = spheres
+    if _check_pairing(pairing, len(c), len(o), "spheres") == "all":
+        return PairHits(*_kr.cast_sphere_all(c, r, o, d, tm))
+    out = _empty_hits(len(c), len(o), o.shape[1])
+    if len(out.hit):
+        _kr.cast_sphere(c, r, o, d, tm, *out)
+    return _squeeze(out, single_r and single_b)
+
+
+def cast_obb(obbs, origins, directions=None, *, t_max=None, pairing="elementwise"):
+    """Rays or segments against oriented boxes: the ray is moved into each box's frame
+    (``o' = rot.T (o - center)``, ``d' = rot.T d``), then the slab method runs on
+    ``[-half, half]``.
+
+    Parameters
+    ----------
+    obbs : OBBs or (center (M, 3), half (M, 3), rot (M, 3, 3)); rot's columns are the axes
+    origins, directions, t_max, pairing : as in :func:`cast_aabb`, 3D
+
+    Returns
+    -------
+    BoxHits or PairHits, as in :func:`cast_aabb`; ``axis`` is the box's own axis (a
+    column of rot) of the entry face and ``normal`` is ``-sign(d') rot[:, axis]``, in
+    world coordinates. Exact in the box's frame; the frame change itself rounds.
+    """
+    rays, single_r = _rays(origins, directions, t_max, dim=3)
+    obbs, single_b = v.as_obbs(obbs)
+    o, d, tm = rays
+    c, h, rot = obbs
+    if _check_pairing(pairing, len(c), len(o), "obbs") == "all":
+        return PairHits(*_kr.cast_obb_all(c, h, rot, o, d, tm))
+    out = _empty_hits(len(c), len(o), 3)
+    if len(out.hit):
+        _kr.cast_obb(c, h, rot, o, d, tm, *out)
+    return _squeeze(out, single_r and single_b)
+
+
+def cast_kdop(
+    kdops, origins, directions=None, *, axes=None, t_max=None, pairing="elementwise"
+):
+    """Rays or segments against k-DOPs: the slab method along the K/2 directions.
+
+    Parameters
+    ----------
+    kdops : (M, 2, K/2) float, or (2, K/2); K in 6, 14, 18, 26, taken from the shape
+    origins, directions, t_max, pairing : as in :func:`cast_aabb`, 3D
+    axes : (K/2, 3) float, optional
+        Slab directions, not necessarily unit length; default ``hitbox.kdop.AXES[K]``.
+
+    Returns
+    -------
+    BoxHits or PairHits, as in :func:`cast_aabb`; ``axis`` indexes ``axes`` and ``normal``
+    is ``-sign(a . d) a / |a|`` for the entry direction ``a``. The 6-DOP gives the same
+    answers as :func:`cast_aabb`, bit for bit.
+    """
+    rays, single_r = _rays(origins, directions, t_max, dim=3)
+    kdops, single_b, k = v.as_kdops(kdops)
+    axes = _as_axes(axes, k)
+    o, d, tm = rays
+    if _check_pairing(pairing, len(kdops), len(o), "kdops") == "all":
+        return PairHits(*_kr.cast_kdop_all(kdops, axes, o, d, tm))
+    out = _empty_hits(len(kdops), len(o), 3)
+    if len(out.hit):
+        _kr.cast_kdop(kdops, axes, o, d, tm, *out)
+    return _squeeze(out, single_r and single_b)
+
+
+# -- helpers -----------------------------------------------------------------------------
+
+
+def _rays(origins, directions, t_max, dim=None):
+    """Validated Rays from a Rays or from (origins, directions, t_max = inf)."""
+    if isinstance(origins, Rays):
+        if directions is not None or t_max is not None:
+            raise TypeError("pass either a Rays or origins and directions (with t_max)")
+        origins, directions, t_max = origins
+    elif directions is None:
+        raise TypeError("directions is required unless origins is a Rays")
+    if t_max is None:
+        t_max = np.inf
+    if np.ndim(t_max) == 0:
+        # One t_max for every ray, spelled out: _validate.as_rays turns a scalar into a
+        # length-1 array and then rejects it when there are several rays.
+        value = v.as_float(t_max, "t_max").reshape(-1)[0]
+        t_max = np.full(max(_count(origins), _count(directions)), value)
+    return v.as_rays(origins, directions, t_max, dim=dim)
+
+
+def _count(points):
+    """How many points an (N, D) or (D,) argument holds (its checks come later)."""
+    shape = np.shape(points)
+    return shape[0] if len(shape) == 2 else 1
+
+
+def _as_axes(axes, k):
+    """The (K/2, 3) slab directions of K-DOPs: the kdop table, or checked user input.
+
+    A private validator (``_validate`` has none for direction tables): finite, one row per
+    slab, no zero row.
+    """
+    if axes is None:
+        from hitbox import kdop  # lazily: only k-DOP casts need the table
+
+        arr = kdop.AXES[k]
+    else:
+        arr = v.as_float(axes, "axes", finite=True)
+        if arr.shape != (k // 2, 3):
+            raise ValueError(
+                f"axes must have shape ({k // 2}, 3) for {k}-DOPs, got {arr.shape}"
+            )
+        zero = ~np.any(arr != 0.0, axis=1)
+        if zero.any():
+            raise ValueError(f"axes[{int(np.argmax(zero))}] is all zero")
+    # a fresh writable copy: read-only arrays would compile a second kernel signature
+    return np.array(arr, dtype=np.float64)
+
+
+def _check_pairing(pairing, n_vol, n_ray, name):
+    v.check_choice(pairing, "pairing", PAIRINGS)
+    if pairing == "elementwise" and n_vol != n_ray and n_vol != 1 and n_ray != 1:
+        raise ValueError(f"cannot pair {n_vol} {name} with {n_ray} rays elementwise")
+    return pairing
+
+
+def _empty_hits(n_vol, n_ray, dim):
+    n = max(n_vol, n_ray) if min(n_vol, n_ray) else 0
+    return BoxHits(
+        np.empty(n, np.bool_),
+        np.empty(n),
+        np.empty(n),
+        np.empty(n, np.intp),
+        np.empty((n, dim)),
+    )
+
+
+def _squeeze(out, single):
+    """One ray and one volume: bool, float, float, int and a (D,) normal."""
+    if not single:
+        return out
+    return BoxHits(
+        bool(out.hit[0]),
+        float(out.t_enter[0]),
+        float(out.t_exit[0]),
+        int(out.axis[0]),
+        out.normal[0],
+    )
