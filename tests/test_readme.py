@@ -1,0 +1,18 @@
+"""Every Python block of the README runs as written."""
+
+import re
+from pathlib import Path
+
+import pytest
+
+README = Path(__file__).parent.parent / "README.md"
+BLOCKS = re.findall(r"```python\n(.*?)```", README.read_text(), flags=re.S)
+
+
+def test_readme_has_examples():
+    assert len(BLOCKS) >= 3
+
+
+@pytest.mark.parametrize("code", BLOCKS, ids=[f"block{i}" for i in range(len(BLOCKS))])
+def test_readme_block_runs(code, capsys):
+    exec(compile(code, str(README), "exec"), {})
