@@ -1,0 +1,74 @@
+"""Imports only go down (STYLE §1): parse every module's imports and check the layer."""
+
+import ast
+from pathlib import Path
+
+SRC = Path(__file__).parent.parent / "src" / "hitbox"
+
+# Lower number = lower layer. A module may import its own layer or any lower one.
+LAYERS = {
+    "_types": 0,
+    "_affine": 0,
+    "_torus": 0,
+    "_kernels": 1,
+    "_validate": 1,
+    "aabb": 2,
+    "kdop": 3,
+    "sphere": 3,
+    "obb": 3,
+    "mixed": 4,
+    "triangle": 4,
+    "ray": 4,
+    "sweep": 4,
+    "bvh": 5,
+    "broadphase": 5,
+    "mesh": 6,
+    "pipeline": 7,
+    "demo": 8,
+    "report": 8,
+    "files": 8,
+    "view": 8,
+    "cli": 9,
+    "__init__": 9,
+}
+
+
+def _layer(path):
+    rel = path.relative_to(SRC)
+    return rel.parts[0] if len(rel.parts) > 1 else rel.stem
+
+
+def _imported(tree):
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("hitbox"):
+            parts = node.module.split(".")
+            if len(parts) > 1:
+                yield parts[1]
+            else:
+                yield from (alias.name for alias in node.names)
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                parts = alias.name.split(".")
+                if parts[0] == "hitbox" and len(parts) > 1:
+                    yield parts[1]
+
+
+def test_every_module_has_a_layer():
+    names = {_layer(p) for p in SRC.rglob("*.py")}
+    assert names <= set(LAYERS), f"modules without a layer: {names - set(LAYERS)}"
+
+
+def test_imports_only_go_down():
+    upward = []
+    for path in SRC.rglob("*.py"):
+        here = _layer(path)
+        for target in _imported(ast.parse(path.read_text())):
+            if target in LAYERS and LAYERS[target] > LAYERS[here]:
+                upward.append(f"{path.relative_to(SRC)} imports {target}")
+    assert not upward, upward
+
+
+def test_kernels_import_nothing_of_ours_but_kernels():
+    for path in (SRC / "_kernels").glob("*.py"):
+        for target in _imported(ast.parse(path.read_text())):
+            assert target == "_kernels", f"{path.name} imports hitbox.{target}"
