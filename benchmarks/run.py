@@ -41,9 +41,11 @@ def print_table(name, rows):
         from rich.console import Console
         from rich.table import Table
     except ImportError:
+        Console = None
+    if Console is None or len(keys) > 8:  # too wide for a table: one record per row
         print(f"== {name}")
         for row in rows:
-            print("  ".join(f"{k}={_fmt(row.get(k))}" for k in keys))
+            print("  " + "  ".join(f"{k}={_fmt(v)}" for k, v in row.items()))
         return
     table = Table(title=name)
     for k in keys:

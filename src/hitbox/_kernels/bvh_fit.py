@@ -1,0 +1,673 @@
+"""Node volumes of a built BVH, fitted to the points under each node (SPEC §8).
+
+Every kernel takes the points already in slot order, ``slot_pts (N, K, 3)``, and the flat
+topology; node ``m`` covers the contiguous slots ``[span_lo[m], span_hi[m])``. Children
+follow their parents, so a reversed loop over nodes runs bottom-up (no parent array).
+
+Slab kinds (AABB, k-DOP) are exact: leaves from their points, inner nodes by union.
+Spheres and OBBs enclose every point under the node: fitted per node from its points, the
+radius or extents measured from every point, so nothing is left out by construction order.
+"""
+
+import numpy as np
+from numba import njit
+
+#: Relative padding of sphere radii and OBB extents, well above rounding in their fit, so
+#: a point on the boundary stays inside when re-measured (and touching contacts stay
+#: found).
+PAD = 1e-12
+
+
+@njit(cache=True, nogil=True)
+def slot_points(points, order):
+    """``points[order]`` as a new C-contiguous array (one sequential pass)."""
+    out = np.empty((len(order), points.shape[1], points.shape[2]))
+    for s in range(len(order)):
+        p = order[s]
+        for v in range(points.shape[1]):
+            for k in range(points.shape[2]):
+                out[s, v, k] = points[p, v, k]
+    return out
+
+
+@njit(cache=True, nogil=True)
+def spans(node_first, node_count, span_lo, span_hi):
+    """Slot run [span_lo[m], span_hi[m]) of every node, bottom-up."""
+    for m in range(len(node_first) - 1, -1, -1):
+        f = node_first[m]
+        if node_count[m] > 0:
+            span_lo[m] = f
+            span_hi[m] = f + node_count[m]
+        else:
+            span_lo[m] = span_lo[f]
+            span_hi[m] = span_hi[f + 1]
+
+
+# -- slab kinds --------------------------------------------------------------------------
+
+
+@njit(cache=True, nogil=True)
+def fit_boxes(slot_pts, node_first, node_count, node_box, slot_box):
+    """Exact AABB of every slot's points and of every node (union of its children)."""
+    n_pts = slot_pts.shape[1]
+    for s in range(len(slot_pts)):
+        for k in range(3):
+            lo = np.inf
+            hi = -np.inf
+            for v in range(n_pts):
+                lo = min(lo, slot_pts[s, v, k])
+                hi = max(hi, slot_pts[s, v, k])
+            slot_box[s, 0, k] = lo
+            slot_box[s, 1, k] = hi
+    for m in range(len(node_first) - 1, -1, -1):
+        f = node_first[m]
+        if node_count[m] > 0:
+            for k in range(3):
+                lo = np.inf
+                hi = -np.inf
+                for s in range(f, f + node_count[m]):
+                    lo = min(lo, slot_box[s, 0, k])
+                    hi = max(hi, slot_box[s, 1, k])
+                node_box[m, 0, k] = lo
+                node_box[m, 1, k] = hi
+        else:
+            for k in range(3):
+                node_box[m, 0, k] = min(node_box[f, 0, k], node_box[f + 1, 0, k])
+                node_box[m, 1, k] = max(node_box[f, 1, k], node_box[f + 1, 1, k])
+
+
+@njit(cache=True, nogil=True)
+def fit_kdops(slot_pts, axes, node_first, node_count, out):
+    """Exact k-DOP of every node along ``axes`` (K/2, 3): leaves project their points,
+    inner nodes take the union. Projections sum x, y, z terms in that order, as
+    ``kdop.fit`` does, so both give the same bits."""
+    n_pts = slot_pts.shape[1]
+    n_axes = len(axes)
+    for m in range(len(node_first) - 1, -1, -1):
+        f = node_first[m]
+        if node_count[m] > 0:
+            for a in range(n_axes):
+                out[m, 0, a] = np.inf
+                out[m, 1, a] = -np.inf
+            for s in range(f, f + node_count[m]):
+                for v in range(n_pts):
+                    x = slot_pts[s, v, 0]
+                    y = slot_pts[s, v, 1]
+                    z = slot_pts[s, v, 2]
+                    for a in range(n_axes):
+                        p = axes[a, 0] * x + axes[a, 1] * y + axes[a, 2] * z
+                        out[m, 0, a] = min(out[m, 0, a], p)
+                        out[m, 1, a] = max(out[m, 1, a], p)
+        else:
+            for a in range(n_axes):
+                out[m, 0, a] = min(out[f, 0, a], out[f + 1, 0, a])
+                out[m, 1, a] = max(out[f, 1, a], out[f + 1, 1, a])
+
+
+# -- spheres and OBBs: shared pieces -----------------------------------------------------
+
+#: Nodes over at most this many slots read all their points; larger ones search their
+#: subtree by branch and bound (fewer points, more bookkeeping per node).
+DIRECT_SLOTS = 32
+
+
+@njit
+def _world_extremes(slot_pts, node_first, node_count, m, ext):
+    """ext[m, 2k] / ext[m, 2k + 1]: a point of node m with the least / greatest coordinate
+    k; leaves from their points, inner nodes from their children's (bottom-up)."""
+    f = node_first[m]
+    if node_count[m] > 0:
+        for k in range(3):
+            for e in range(2):
+                for q in range(3):
+                    ext[m, 2 * k + e, q] = slot_pts[f, 0, q]
+        for s in range(f, f + node_count[m]):
+            for v in range(slot_pts.shape[1]):
+                for k in range(3):
+                    x = slot_pts[s, v, k]
+                    if x < ext[m, 2 * k, k]:
+                        for q in range(3):
+                            ext[m, 2 * k, q] = slot_pts[s, v, q]
+                    if x > ext[m, 2 * k + 1, k]:
+                        for q in range(3):
+                            ext[m, 2 * k + 1, q] = slot_pts[s, v, q]
+    else:
+        for k in range(3):
+            c = f if ext[f, 2 * k, k] <= ext[f + 1, 2 * k, k] else f + 1
+            for q in range(3):
+                ext[m, 2 * k, q] = ext[c, 2 * k, q]
+            c = f if ext[f, 2 * k + 1, k] >= ext[f + 1, 2 * k + 1, k] else f + 1
+            for q in range(3):
+                ext[m, 2 * k + 1, q] = ext[c, 2 * k + 1, q]
+
+
+@njit
+def _box_far2(node_box, y, c0, c1, c2):
+    """Squared distance from (c0, c1, c2) to the farthest point of box y."""
+    d0 = max(abs(c0 - node_box[y, 0, 0]), abs(c0 - node_box[y, 1, 0]))
+    d1 = max(abs(c1 - node_box[y, 0, 1]), abs(c1 - node_box[y, 1, 1]))
+    d2 = max(abs(c2 - node_box[y, 0, 2]), abs(c2 - node_box[y, 1, 2]))
+    return d0 * d0 + d1 * d1 + d2 * d2
+
+
+@njit
+def _far_bound2(node_box, center, radius, y, c0, c1, c2):
+    """An upper bound on the squared distance from c to every point under node y: the
+    smaller of the bounds from y's box and from y's sphere."""
+    d0 = c0 - center[y, 0]
+    d1 = c1 - center[y, 1]
+    d2 = c2 - center[y, 2]
+    fs = np.sqrt(d0 * d0 + d1 * d1 + d2 * d2) + radius[y]
+    return min(_box_far2(node_box, y, c0, c1, c2), fs * fs)
+
+
+# -- spheres -----------------------------------------------------------------------------
+
+
+@njit
+def _sphere_points(slot_pts, lo, hi, cx, cy, cz, r2, n_cand):
+    for s in range(lo, hi):
+        for v in range(slot_pts.shape[1]):
+            for c in range(n_cand):
+                d0 = slot_pts[s, v, 0] - cx[c]
+                d1 = slot_pts[s, v, 1] - cy[c]
+                d2 = slot_pts[s, v, 2] - cz[c]
+                r2[c] = max(r2[c], d0 * d0 + d1 * d1 + d2 * d2)
+
+
+@njit(cache=True, nogil=True)
+def fit_spheres(slot_pts, node_first, node_count, node_box, depth, center, radius):
+    """A sphere around every node's points: three candidate centres, each with its exact
+    radius (largest distance to the node's points); the smallest sphere wins.
+
+    Centres: (a) the node's AABB centre; (b) the midpoint of the widest pair of
+    axis-extreme points (Ritter 1990's starting diameter, Graphics Gems); (c) for inner
+    nodes, the centre of the sphere around both children's spheres. Small nodes measure
+    every point; large ones search their subtree by branch and bound: a child whose box
+    and sphere (fitted already, bottom-up) cannot raise any candidate's radius is
+    skipped, so upper nodes read few points, yet every radius is the exact maximum
+    distance. Nodes without points get radius -1 (empty).
+    """
+    n_pts = slot_pts.shape[1]
+    n_nodes = len(node_first)
+    if n_pts == 0:
+        center[:, :] = 0.0
+        radius[:] = -1.0
+        return
+    ext = np.empty((n_nodes, 6, 3))
+    span_lo = np.empty(n_nodes, np.intp)
+    span_hi = np.empty(n_nodes, np.intp)
+    spans(node_first, node_count, span_lo, span_hi)
+    stack = np.empty(depth + 2, np.intp)
+    cx = np.empty(3)
+    cy = np.empty(3)
+    cz = np.empty(3)
+    r2 = np.empty(3)
+    for m in range(n_nodes - 1, -1, -1):
+        f = node_first[m]
+        _world_extremes(slot_pts, node_first, node_count, m, ext)
+        inner = node_count[m] == 0
+        n_cand = 3 if inner else 2
+        # (a)
+        cx[0] = 0.5 * (node_box[m, 0, 0] + node_box[m, 1, 0])
+        cy[0] = 0.5 * (node_box[m, 0, 1] + node_box[m, 1, 1])
+        cz[0] = 0.5 * (node_box[m, 0, 2] + node_box[m, 1, 2])
+        # (b)
+        best = -1.0
+        kb = 0
+        for k in range(3):
+            d2 = 0.0
+            for q in range(3):
+                d = ext[m, 2 * k, q] - ext[m, 2 * k + 1, q]
+                d2 += d * d
+            if d2 > best:
+                best = d2
+                kb = k
+        cx[1] = 0.5 * (ext[m, 2 * kb, 0] + ext[m, 2 * kb + 1, 0])
+        cy[1] = 0.5 * (ext[m, 2 * kb, 1] + ext[m, 2 * kb + 1, 1])
+        cz[1] = 0.5 * (ext[m, 2 * kb, 2] + ext[m, 2 * kb + 1, 2])
+        # (c)
+        if inner:
+            u0 = center[f + 1, 0] - center[f, 0]
+            u1 = center[f + 1, 1] - center[f, 1]
+            u2 = center[f + 1, 2] - center[f, 2]
+            dist = np.sqrt(u0 * u0 + u1 * u1 + u2 * u2)
+            rl = radius[f]
+            rr = radius[f + 1]
+            if dist + rr <= rl:
+                cx[2], cy[2], cz[2] = center[f, 0], center[f, 1], center[f, 2]
+            elif dist + rl <= rr:
+                cx[2], cy[2], cz[2] = center[f + 1, 0], center[f + 1, 1], center[f + 1, 2]
+            else:
+                t = 0.5 * (dist + rr - rl) / dist
+                cx[2] = center[f, 0] + u0 * t
+                cy[2] = center[f, 1] + u1 * t
+                cz[2] = center[f, 2] + u2 * t
+        for c in range(n_cand):  # seed with the six extreme points (points of the node)
+            r2[c] = 0.0
+            for e in range(6):
+                d0 = ext[m, e, 0] - cx[c]
+                d1 = ext[m, e, 1] - cy[c]
+                d2 = ext[m, e, 2] - cz[c]
+                r2[c] = max(r2[c], d0 * d0 + d1 * d1 + d2 * d2)
+        if node_count[m] > 0 or span_hi[m] - span_lo[m] <= DIRECT_SLOTS:
+            _sphere_points(slot_pts, span_lo[m], span_hi[m], cx, cy, cz, r2, n_cand)
+        else:
+            stack[0] = m
+            top = 1
+            while top > 0:
+                top -= 1
+                x = stack[top]
+                g = node_first[x]
+                if node_count[x] > 0:
+                    _sphere_points(slot_pts, g, g + node_count[x], cx, cy, cz, r2, n_cand)
+                    continue
+                for y in range(g, g + 2):
+                    for c in range(n_cand):
+                        if (
+                            _far_bound2(node_box, center, radius, y, cx[c], cy[c], cz[c])
+                            > r2[c]
+                        ):
+                            stack[top] = y
+                            top += 1
+                            break
+        c_best = 0
+        for c in range(1, n_cand):
+            if r2[c] < r2[c_best]:
+                c_best = c
+        r = np.sqrt(r2[c_best])
+        center[m, 0] = cx[c_best]
+        center[m, 1] = cy[c_best]
+        center[m, 2] = cz[c_best]
+        radius[m] = r + PAD * (r + abs(cx[c_best]) + abs(cy[c_best]) + abs(cz[c_best]))
+
+
+# -- oriented boxes ----------------------------------------------------------------------
+
+
+@njit
+def _unit_cross(a0, a1, a2, b0, b1, b2):
+    c0 = a1 * b2 - a2 * b1
+    c1 = a2 * b0 - a0 * b2
+    c2 = a0 * b1 - a1 * b0
+    return c0, c1, c2, c0 * c0 + c1 * c1 + c2 * c2
+
+
+@njit
+def _null_vector(b00, b01, b02, b11, b12, b22, ev, v, col):
+    """Unit vector most nearly in the null space of b - ev I (rank 2): the longest cross
+    product of two of its rows, into column ``col`` of v. Returns False if all vanish."""
+    r00 = b00 - ev
+    r11 = b11 - ev
+    r22 = b22 - ev
+    x0, x1, x2, n_x = _unit_cross(r00, b01, b02, b01, r11, b12)
+    y0, y1, y2, n_y = _unit_cross(r00, b01, b02, b02, b12, r22)
+    z0, z1, z2, n_z = _unit_cross(b01, r11, b12, b02, b12, r22)
+    if n_y > n_x and n_y >= n_z:
+        x0, x1, x2, n_x = y0, y1, y2, n_y
+    elif n_z > n_x:
+        x0, x1, x2, n_x = z0, z1, z2, n_z
+    if not n_x > 0.0:
+        return False
+    inv = 1.0 / np.sqrt(n_x)
+    v[0, col] = x0 * inv
+    v[1, col] = x1 * inv
+    v[2, col] = x2 * inv
+    return True
+
+
+@njit
+def eigvecs_sym3(a00, a01, a02, a11, a12, a22, v):
+    """Orthonormal right-handed eigenvectors (columns of v) of a symmetric 3x3 matrix.
+
+    Non-iterative, From Eberly 2014 ("A robust eigensolver for 3x3 symmetric matrices",
+    Geometric Tools): eigenvalues in closed form (Smith 1961), the most separated one's
+    eigenvector as the longest cross product of two rows of a - lambda I, the next within
+    the plane orthogonal to it from a 2x2 null vector, the third their cross product.
+    Repeated eigenvalues yield some orthonormal frame of the eigenspace; a = 0 yields I.
+    """
+    for p in range(3):
+        for q in range(3):
+            v[p, q] = 1.0 if p == q else 0.0
+    scale = max(
+        max(max(abs(a00), abs(a01)), max(abs(a02), abs(a11))), max(abs(a12), abs(a22))
+    )
+    if scale == 0.0:
+        return
+    inv_scale = 1.0 / scale
+    b00 = a00 * inv_scale
+    b01 = a01 * inv_scale
+    b02 = a02 * inv_scale
+    b11 = a11 * inv_scale
+    b12 = a12 * inv_scale
+    b22 = a22 * inv_scale
+    off = b01 * b01 + b02 * b02 + b12 * b12
+    if off == 0.0:  # diagonal: the world axes
+        return
+    q = (b00 + b11 + b22) / 3.0
+    c00 = b00 - q
+    c11 = b11 - q
+    c22 = b22 - q
+    p = np.sqrt((c00 * c00 + c11 * c11 + c22 * c22 + 2.0 * off) / 6.0)
+    if not p > 0.0:
+        return
+    inv_p = 1.0 / p
+    d00 = c00 * inv_p
+    d11 = c11 * inv_p
+    d22 = c22 * inv_p
+    d01 = b01 * inv_p
+    d02 = b02 * inv_p
+    d12 = b12 * inv_p
+    half_det = 0.5 * (
+        d00 * (d11 * d22 - d12 * d12)
+        - d01 * (d01 * d22 - d12 * d02)
+        + d02 * (d01 * d12 - d11 * d02)
+    )
+    half_det = min(max(half_det, -1.0), 1.0)
+    angle = np.arccos(half_det) / 3.0
+    beta2 = 2.0 * np.cos(angle)
+    beta0 = 2.0 * np.cos(angle + 2.0 * np.pi / 3.0)
+    beta1 = -(beta0 + beta2)
+    # the eigenvalue farthest from the other two first
+    ev_first = q + p * (beta2 if half_det >= 0.0 else beta0)
+    ev_mid = q + p * beta1
+    if not _null_vector(b00, b01, b02, b11, b12, b22, ev_first, v, 0):
+        return
+    # orthonormal basis (u, w) of the plane orthogonal to v[:, 0]
+    e0 = v[0, 0]
+    e1 = v[1, 0]
+    e2 = v[2, 0]
+    if abs(e0) > abs(e1):
+        inv = 1.0 / np.sqrt(e0 * e0 + e2 * e2)
+        u0, u1, u2 = -e2 * inv, 0.0, e0 * inv
+    else:
+        inv = 1.0 / np.sqrt(e1 * e1 + e2 * e2)
+        u0, u1, u2 = 0.0, e2 * inv, -e1 * inv
+    w0, w1, w2, _ = _unit_cross(e0, e1, e2, u0, u1, u2)
+    # 2x2 matrix of b - ev_mid I in the basis (u, w)
+    au0 = (b00 - ev_mid) * u0 + b01 * u1 + b02 * u2
+    au1 = b01 * u0 + (b11 - ev_mid) * u1 + b12 * u2
+    au2 = b02 * u0 + b12 * u1 + (b22 - ev_mid) * u2
+    aw0 = (b00 - ev_mid) * w0 + b01 * w1 + b02 * w2
+    aw1 = b01 * w0 + (b11 - ev_mid) * w1 + b12 * w2
+    aw2 = b02 * w0 + b12 * w1 + (b22 - ev_mid) * w2
+    m00 = u0 * au0 + u1 * au1 + u2 * au2
+    m01 = u0 * aw0 + u1 * aw1 + u2 * aw2
+    m11 = w0 * aw0 + w1 * aw1 + w2 * aw2
+    # null vector (cu, cw) of [[m00, m01], [m01, m11]]
+    cu = 1.0
+    cw = 0.0
+    if abs(m00) >= abs(m11):
+        if max(abs(m00), abs(m01)) > 0.0:
+            if abs(m00) >= abs(m01):
+                t = m01 / m00
+                cw = -1.0 / np.sqrt(1.0 + t * t)
+                cu = -t * cw
+            else:
+                t = m00 / m01
+                cu = 1.0 / np.sqrt(1.0 + t * t)
+                cw = -t * cu
+    elif max(abs(m11), abs(m01)) > 0.0:
+        if abs(m11) >= abs(m01):
+            t = m01 / m11
+            cu = 1.0 / np.sqrt(1.0 + t * t)
+            cw = -t * cu
+        else:
+            t = m11 / m01
+            cw = 1.0 / np.sqrt(1.0 + t * t)
+            cu = -t * cw
+    x0 = cu * u0 + cw * w0
+    x1 = cu * u1 + cw * w1
+    x2 = cu * u2 + cw * w2
+    inv = 1.0 / np.sqrt(x0 * x0 + x1 * x1 + x2 * x2)
+    v[0, 1] = x0 * inv
+    v[1, 1] = x1 * inv
+    v[2, 1] = x2 * inv
+    y0, y1, y2, ny = _unit_cross(e0, e1, e2, v[0, 1], v[1, 1], v[2, 1])
+    inv = 1.0 / np.sqrt(ny)
+    v[0, 2] = y0 * inv
+    v[1, 2] = y1 * inv
+    v[2, 2] = y2 * inv
+
+
+@njit
+def _obb_interval(center, half, rot, y, mu0, mu1, mu2, a0, a1, a2):
+    """Projection of OBB y on the unit axis a, relative to mu: (lo, hi)."""
+    c = (center[y, 0] - mu0) * a0 + (center[y, 1] - mu1) * a1 + (center[y, 2] - mu2) * a2
+    r = 0.0
+    for q in range(3):
+        r += half[y, q] * abs(rot[y, 0, q] * a0 + rot[y, 1, q] * a1 + rot[y, 2, q] * a2)
+    return c - r, c + r
+
+
+@njit
+def _box_interval(node_box, y, mu0, mu1, mu2, a0, a1, a2):
+    """Projection of box y on the unit axis a, relative to mu: (lo, hi)."""
+    c0 = 0.5 * (node_box[y, 0, 0] + node_box[y, 1, 0]) - mu0
+    c1 = 0.5 * (node_box[y, 0, 1] + node_box[y, 1, 1]) - mu1
+    c2 = 0.5 * (node_box[y, 0, 2] + node_box[y, 1, 2]) - mu2
+    c = c0 * a0 + c1 * a1 + c2 * a2
+    r = (
+        0.5 * (node_box[y, 1, 0] - node_box[y, 0, 0]) * abs(a0)
+        + 0.5 * (node_box[y, 1, 1] - node_box[y, 0, 1]) * abs(a1)
+        + 0.5 * (node_box[y, 1, 2] - node_box[y, 0, 2]) * abs(a2)
+    )
+    return c - r, c + r
+
+
+@njit
+def _project_seed(px, py, pz, mu0, mu1, mu2, v, lo, hi, seeds, m):
+    """Project one point on the three axes; where it widens lo/hi, remember it in
+    seeds."""
+    d0 = px - mu0
+    d1 = py - mu1
+    d2 = pz - mu2
+    for a in range(3):
+        u = d0 * v[0, a] + d1 * v[1, a] + d2 * v[2, a]
+        if u < lo[a]:
+            lo[a] = u
+            seeds[m, 6 + 2 * a, 0], seeds[m, 6 + 2 * a, 1], seeds[m, 6 + 2 * a, 2] = (
+                px,
+                py,
+                pz,
+            )
+        if u > hi[a]:
+            hi[a] = u
+            seeds[m, 7 + 2 * a, 0], seeds[m, 7 + 2 * a, 1], seeds[m, 7 + 2 * a, 2] = (
+                px,
+                py,
+                pz,
+            )
+
+
+@njit
+def _project_slots(slot_pts, lo_s, hi_s, mu0, mu1, mu2, v, lo, hi, seeds, m):
+    for s in range(lo_s, hi_s):
+        for q in range(slot_pts.shape[1]):
+            _project_seed(
+                slot_pts[s, q, 0],
+                slot_pts[s, q, 1],
+                slot_pts[s, q, 2],
+                mu0,
+                mu1,
+                mu2,
+                v,
+                lo,
+                hi,
+                seeds,
+                m,
+            )
+
+
+@njit(cache=True, nogil=True)
+def fit_obbs(slot_pts, node_first, node_count, node_box, depth, center, half, rot):
+    """An OBB around every node's points (SPEC §5, seed 003): axes from the eigenvectors
+    of the points' covariance, extents from their min/max projections; the node's AABB is
+    kept instead where its volume is smaller (ties: smaller surface).
+
+    The covariance of every node comes bottom-up in O(1) per inner node by the pairwise
+    update of Chan, Golub & LeVeque 1979 (count, mean, scatter). The extents are exact
+    min/max projections. Small nodes read all their points. Large ones start from 24
+    seed points (their children's axis-extreme and box-extreme points) and search their
+    subtree by branch and bound: a child whose box and OBB (fitted already, bottom-up)
+    project inside the extents found so far on all three axes holds no point that could
+    widen them and is skipped. Nodes without points are empty (half -1).
+    """
+    n_pts = slot_pts.shape[1]
+    n_nodes = len(node_first)
+    if n_pts == 0:
+        center[:, :] = 0.0
+        half[:, :] = -1.0
+        for m in range(n_nodes):
+            for p in range(3):
+                for q in range(3):
+                    rot[m, p, q] = 1.0 if p == q else 0.0
+        return
+    # seeds[m, 0:6]: world-axis extreme points; seeds[m, 6:12]: points at the OBB's faces
+    seeds = np.empty((n_nodes, 12, 3))
+    span_lo = np.empty(n_nodes, np.intp)
+    span_hi = np.empty(n_nodes, np.intp)
+    spans(node_first, node_count, span_lo, span_hi)
+    stack = np.empty(depth + 2, np.intp)
+    cnt = np.empty(n_nodes)
+    mean = np.empty((n_nodes, 3))
+    scat = np.empty((n_nodes, 6))  # xx, xy, xz, yy, yz, zz about the mean
+    v = np.empty((3, 3))
+    lo = np.empty(3)
+    hi = np.empty(3)
+    for m in range(n_nodes - 1, -1, -1):
+        f = node_first[m]
+        _world_extremes(slot_pts, node_first, node_count, m, seeds)
+        if node_count[m] > 0:
+            c = node_count[m] * n_pts
+            cnt[m] = c
+            mu0 = 0.0
+            mu1 = 0.0
+            mu2 = 0.0
+            for s in range(f, f + node_count[m]):
+                for q in range(n_pts):
+                    mu0 += slot_pts[s, q, 0]
+                    mu1 += slot_pts[s, q, 1]
+                    mu2 += slot_pts[s, q, 2]
+            mu0 /= c
+            mu1 /= c
+            mu2 /= c
+            sxx = sxy = sxz = syy = syz = szz = 0.0
+            for s in range(f, f + node_count[m]):
+                for q in range(n_pts):
+                    d0 = slot_pts[s, q, 0] - mu0
+                    d1 = slot_pts[s, q, 1] - mu1
+                    d2 = slot_pts[s, q, 2] - mu2
+                    sxx += d0 * d0
+                    sxy += d0 * d1
+                    sxz += d0 * d2
+                    syy += d1 * d1
+                    syz += d1 * d2
+                    szz += d2 * d2
+            mean[m, 0], mean[m, 1], mean[m, 2] = mu0, mu1, mu2
+            scat[m, 0], scat[m, 1], scat[m, 2] = sxx, sxy, sxz
+            scat[m, 3], scat[m, 4], scat[m, 5] = syy, syz, szz
+        else:
+            na = cnt[f]
+            nb = cnt[f + 1]
+            c = na + nb
+            cnt[m] = c
+            d0 = mean[f + 1, 0] - mean[f, 0]
+            d1 = mean[f + 1, 1] - mean[f, 1]
+            d2 = mean[f + 1, 2] - mean[f, 2]
+            w = na * nb / c
+            mean[m, 0] = mean[f, 0] + d0 * (nb / c)
+            mean[m, 1] = mean[f, 1] + d1 * (nb / c)
+            mean[m, 2] = mean[f, 2] + d2 * (nb / c)
+            scat[m, 0] = scat[f, 0] + scat[f + 1, 0] + w * d0 * d0
+            scat[m, 1] = scat[f, 1] + scat[f + 1, 1] + w * d0 * d1
+            scat[m, 2] = scat[f, 2] + scat[f + 1, 2] + w * d0 * d2
+            scat[m, 3] = scat[f, 3] + scat[f + 1, 3] + w * d1 * d1
+            scat[m, 4] = scat[f, 4] + scat[f + 1, 4] + w * d1 * d2
+            scat[m, 5] = scat[f, 5] + scat[f + 1, 5] + w * d2 * d2
+        eigvecs_sym3(
+            scat[m, 0], scat[m, 1], scat[m, 2], scat[m, 3], scat[m, 4], scat[m, 5], v
+        )
+        mu0, mu1, mu2 = mean[m, 0], mean[m, 1], mean[m, 2]
+        for a in range(3):
+            lo[a] = np.inf
+            hi[a] = -np.inf
+        if node_count[m] > 0 or span_hi[m] - span_lo[m] <= DIRECT_SLOTS:
+            _project_slots(
+                slot_pts, span_lo[m], span_hi[m], mu0, mu1, mu2, v, lo, hi, seeds, m
+            )
+        else:
+            for y in range(f, f + 2):  # seed with the children's 24 extreme points
+                for e in range(12):
+                    _project_seed(
+                        seeds[y, e, 0],
+                        seeds[y, e, 1],
+                        seeds[y, e, 2],
+                        mu0,
+                        mu1,
+                        mu2,
+                        v,
+                        lo,
+                        hi,
+                        seeds,
+                        m,
+                    )
+            stack[0] = m
+            top = 1
+            while top > 0:
+                top -= 1
+                x = stack[top]
+                g = node_first[x]
+                if node_count[x] > 0:
+                    _project_slots(
+                        slot_pts, g, g + node_count[x], mu0, mu1, mu2, v, lo, hi, seeds, m
+                    )
+                    continue
+                for y in range(g, g + 2):
+                    for a in range(3):
+                        a0 = v[0, a]
+                        a1 = v[1, a]
+                        a2 = v[2, a]
+                        bl, bh = _box_interval(node_box, y, mu0, mu1, mu2, a0, a1, a2)
+                        if bl >= lo[a] and bh <= hi[a]:
+                            continue
+                        ol, oh = _obb_interval(
+                            center, half, rot, y, mu0, mu1, mu2, a0, a1, a2
+                        )
+                        if max(ol, bl) < lo[a] or min(oh, bh) > hi[a]:
+                            stack[top] = y
+                            top += 1
+                            break
+        h0 = 0.5 * (hi[0] - lo[0])
+        h1 = 0.5 * (hi[1] - lo[1])
+        h2 = 0.5 * (hi[2] - lo[2])
+        m0 = 0.5 * (lo[0] + hi[0])
+        m1 = 0.5 * (lo[1] + hi[1])
+        m2 = 0.5 * (lo[2] + hi[2])
+        e0 = 0.5 * (node_box[m, 1, 0] - node_box[m, 0, 0])
+        e1 = 0.5 * (node_box[m, 1, 1] - node_box[m, 0, 1])
+        e2 = 0.5 * (node_box[m, 1, 2] - node_box[m, 0, 2])
+        vol_obb = h0 * h1 * h2
+        vol_box = e0 * e1 * e2
+        use_box = vol_box < vol_obb or (
+            vol_box == vol_obb
+            and e0 * e1 + e1 * e2 + e2 * e0 <= h0 * h1 + h1 * h2 + h2 * h0
+        )
+        if use_box:
+            c0 = 0.5 * (node_box[m, 0, 0] + node_box[m, 1, 0])
+            c1 = 0.5 * (node_box[m, 0, 1] + node_box[m, 1, 1])
+            c2 = 0.5 * (node_box[m, 0, 2] + node_box[m, 1, 2])
+            h0, h1, h2 = e0, e1, e2
+            for p in range(3):
+                for q in range(3):
+                    rot[m, p, q] = 1.0 if p == q else 0.0
+        else:
+            c0 = mu0 + v[0, 0] * m0 + v[0, 1] * m1 + v[0, 2] * m2
+            c1 = mu1 + v[1, 0] * m0 + v[1, 1] * m1 + v[1, 2] * m2
+            c2 = mu2 + v[2, 0] * m0 + v[2, 1] * m1 + v[2, 2] * m2
+            for p in range(3):
+                for q in range(3):
+                    rot[m, p, q] = v[p, q]
+        pad = PAD * (abs(c0) + abs(c1) + abs(c2) + h0 + h1 + h2)
+        center[m, 0], center[m, 1], center[m, 2] = c0, c1, c2
+        half[m, 0], half[m, 1], half[m, 2] = h0 + pad, h1 + pad, h2 + pad

@@ -1,0 +1,336 @@
+"""Rays against a triangle BVH: closest, any and all hits, serial and parallel over rays.
+
+Nodes are culled with their exact AABBs (every tree keeps them beside its own volume
+kind) by the slab method; a zero direction component is a ray parallel to that slab, and
+is tested by where its origin lies, never by 0 * inf. The far end of each node interval
+is widened by 2*gamma(3) (Ize 2013, "Robust BVH Ray Traversal") so rounding never culls
+a node whose triangle the watertight leaf test would hit.
+"""
+
+import numpy as np
+from numba import njit, prange
+
+from hitbox._kernels.triangle import load, ray_shear, ray_triangle
+
+#: Rays per call above which the parallel kernel is used (thread start-up costs more below).
+PARALLEL_MIN = 4096
+_WIDEN = 1.0 + 2.0 * (3.0 * 2.0**-53) / (1.0 - 3.0 * 2.0**-53)
+
+
+@njit(inline="always")
+def _entry(box, m, o, inv, zero, t_far):
+    """Entry t of the ray into box m within [0, t_far], or inf when it misses."""
+    t0 = 0.0
+    t1 = t_far
+    for k in range(3):
+        lo = box[m, 0, k]
+        hi = box[m, 1, k]
+        if zero[k]:
+            if o[k] < lo or o[k] > hi:
+                return np.inf
+            continue
+        ta = (lo - o[k]) * inv[k]
+        tb = (hi - o[k]) * inv[k]
+        if ta > tb:
+            ta, tb = tb, ta
+        if ta > t0:
+            t0 = ta
+        if tb * _WIDEN < t1:
+            t1 = tb * _WIDEN
+        if t0 > t1:
+            return np.inf
+    return t0
+
+
+@njit(inline="always")
+def _ray_setup(origins, directions, r):
+    o = (origins[r, 0], origins[r, 1], origins[r, 2])
+    d = (directions[r, 0], directions[r, 1], directions[r, 2])
+    zero = (d[0] == 0.0, d[1] == 0.0, d[2] == 0.0)
+    inv = (
+        1.0 / d[0] if not zero[0] else 0.0,
+        1.0 / d[1] if not zero[1] else 0.0,
+        1.0 / d[2] if not zero[2] else 0.0,
+    )
+    return o, d, zero, inv
+
+
+@njit(inline="always")
+def _cast_one(
+    node_box, node_first, node_count, tris, stack, o, d, zero, inv, t_max, first_only
+):
+    """(t, slot, u, v) of the nearest hit within t_max (any hit with first_only)."""
+    shear = ray_shear(d)
+    best_t = t_max
+    best_s = -1
+    best_u = 0.0
+    best_v = 0.0
+    if _entry(node_box, 0, o, inv, zero, best_t) == np.inf:
+        return np.inf, -1, 0.0, 0.0
+    stack[0] = 0
+    top = 1
+    while top > 0:
+        top -= 1
+        m = stack[top]
+        c = node_count[m]
+        f = node_first[m]
+        if c > 0:
+            for s in range(f, f + c):
+                a, b, cc = load(tris, s)
+                hit, t, u, v = ray_triangle(o, shear, best_t, a, b, cc)
+                if hit and (best_s < 0 or t < best_t or (t == best_t and s < best_s)):
+                    best_t, best_s, best_u, best_v = t, s, u, v
+                    if first_only:
+                        return best_t, best_s, best_u, best_v
+            continue
+        tl = _entry(node_box, f, o, inv, zero, best_t)
+        tr = _entry(node_box, f + 1, o, inv, zero, best_t)
+        # push the farther child first so the nearer is walked first and prunes the other
+        if tl <= tr:
+            if tr != np.inf:
+                stack[top] = f + 1
+                top += 1
+            if tl != np.inf:
+                stack[top] = f
+                top += 1
+        else:
+            if tl != np.inf:
+                stack[top] = f
+                top += 1
+            if tr != np.inf:
+                stack[top] = f + 1
+                top += 1
+    if best_s < 0:
+        return np.inf, -1, 0.0, 0.0
+    return best_t, best_s, best_u, best_v
+
+
+@njit(cache=True, nogil=True)
+def cast(
+    node_box,
+    node_first,
+    node_count,
+    tris,
+    depth,
+    origins,
+    directions,
+    t_max,
+    first_only,
+    out_t,
+    out_slot,
+    out_u,
+    out_v,
+):
+    """Nearest (or any) hit of each ray; out_slot is -1 and out_t inf on a miss."""
+    stack = np.empty(depth + 2, np.intp)
+    for r in range(len(origins)):
+        o, d, zero, inv = _ray_setup(origins, directions, r)
+        t, s, u, v = _cast_one(
+            node_box,
+            node_first,
+            node_count,
+            tris,
+            stack,
+            o,
+            d,
+            zero,
+            inv,
+            t_max[r],
+            first_only,
+        )
+        out_t[r], out_slot[r], out_u[r], out_v[r] = t, s, u, v
+
+
+@njit(cache=True, nogil=True)
+def _cast_range(
+    node_box,
+    node_first,
+    node_count,
+    tris,
+    depth,
+    origins,
+    directions,
+    t_max,
+    first_only,
+    out_t,
+    out_slot,
+    out_u,
+    out_v,
+    start,
+    stop,
+):
+    """Rays start..stop, compiled apart: parfors must not see the traversal's body."""
+    stack = np.empty(depth + 2, np.intp)
+    for r in range(start, stop):
+        o, d, zero, inv = _ray_setup(origins, directions, r)
+        t, s, u, v = _cast_one(
+            node_box,
+            node_first,
+            node_count,
+            tris,
+            stack,
+            o,
+            d,
+            zero,
+            inv,
+            t_max[r],
+            first_only,
+        )
+        out_t[r], out_slot[r], out_u[r], out_v[r] = t, s, u, v
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def cast_parallel(
+    node_box,
+    node_first,
+    node_count,
+    tris,
+    depth,
+    origins,
+    directions,
+    t_max,
+    first_only,
+    out_t,
+    out_slot,
+    out_u,
+    out_v,
+):
+    """:func:`cast`, in parallel over chunks of 256 rays."""
+    n = len(origins)
+    chunk = 256
+    for c in prange((n + chunk - 1) // chunk):
+        _cast_range(
+            node_box,
+            node_first,
+            node_count,
+            tris,
+            depth,
+            origins,
+            directions,
+            t_max,
+            first_only,
+            out_t,
+            out_slot,
+            out_u,
+            out_v,
+            c * chunk,
+            min(n, (c + 1) * chunk),
+        )
+
+
+@njit(inline="always")
+def _all_one(
+    node_box,
+    node_first,
+    node_count,
+    tris,
+    stack,
+    o,
+    d,
+    zero,
+    inv,
+    t_max,
+    base,
+    face,
+    out_t,
+    out_u,
+    out_v,
+    fill,
+):
+    shear = ray_shear(d)
+    n = 0
+    stack[0] = 0
+    top = 1
+    while top > 0:
+        top -= 1
+        m = stack[top]
+        if _entry(node_box, m, o, inv, zero, t_max) == np.inf:
+            continue
+        c = node_count[m]
+        f = node_first[m]
+        if c > 0:
+            for s in range(f, f + c):
+                a, b, cc = load(tris, s)
+                hit, t, u, v = ray_triangle(o, shear, t_max, a, b, cc)
+                if hit:
+                    if fill:
+                        face[base + n] = s
+                        out_t[base + n] = t
+                        out_u[base + n] = u
+                        out_v[base + n] = v
+                    n += 1
+        else:
+            stack[top] = f + 1
+            stack[top + 1] = f
+            top += 2
+    return n
+
+
+@njit(cache=True, nogil=True)
+def count_all(
+    node_box, node_first, node_count, tris, depth, origins, directions, t_max, counts
+):
+    """Pass 1 of count-then-fill: hits per ray into counts[r + 1]."""
+    stack = np.empty(depth + 2, np.intp)
+    dummy_i = np.empty(0, np.intp)
+    dummy_f = np.empty(0)
+    for r in range(len(origins)):
+        o, d, zero, inv = _ray_setup(origins, directions, r)
+        counts[r + 1] = _all_one(
+            node_box,
+            node_first,
+            node_count,
+            tris,
+            stack,
+            o,
+            d,
+            zero,
+            inv,
+            t_max[r],
+            0,
+            dummy_i,
+            dummy_f,
+            dummy_f,
+            dummy_f,
+            False,
+        )
+
+
+@njit(cache=True, nogil=True)
+def fill_all(
+    node_box,
+    node_first,
+    node_count,
+    tris,
+    depth,
+    origins,
+    directions,
+    t_max,
+    offsets,
+    face,
+    out_t,
+    out_u,
+    out_v,
+):
+    """Pass 2: each ray's hits into its slice [offsets[r], offsets[r + 1])."""
+    stack = np.empty(depth + 2, np.intp)
+    for r in range(len(origins)):
+        o, d, zero, inv = _ray_setup(origins, directions, r)
+        _all_one(
+            node_box,
+            node_first,
+            node_count,
+            tris,
+            stack,
+            o,
+            d,
+            zero,
+            inv,
+            t_max[r],
+            offsets[r],
+            face,
+            out_t,
+            out_u,
+            out_v,
+            True,
+        )

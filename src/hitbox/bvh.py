@@ -1,0 +1,580 @@
+"""Bounding volume hierarchies over point groups (SPEC §8): build, refit, query, save.
+
+A :class:`BVH` is a few flat arrays (STYLE §2). Node ``m`` is a leaf when
+``node_count[m] > 0``: it holds the primitives in slots ``node_first[m]`` up to
+``node_first[m] + node_count[m] - 1``, and ``prim_order[s]`` is the index (into the
+array given to :meth:`BVH.build`) of the primitive in slot ``s``. Otherwise its children
+are ``node_first[m]`` and ``node_first[m] + 1``. The root is node 0; children come after
+their parents, so ``reversed(range(M))`` visits children before parents; every node
+covers a contiguous run of slots.
+
+Each node carries a volume of the tree's kind (``node_bv``, fitted to the points under it)
+and its exact AABB (``node_box``; the same array when the kind is ``"aabb"``). Each slot
+carries its primitive's AABB (``slot_box``). :meth:`BVH.query` answers "which primitives'
+boxes overlap these volumes": it descends on ``node_box``, which bounds those boxes
+exactly, and tests ``slot_box`` at the leaves. ``node_bv`` bounds the primitives' points
+(for triangles, the triangles themselves) but not their boxes; it is what mesh-vs-mesh
+descent tests.
+"""
+
+import os
+from dataclasses import dataclass
+
+import numpy as np
+
+from hitbox import _validate as v
+from hitbox import kdop
+from hitbox._kernels import bvh_build as _build
+from hitbox._kernels import bvh_fit as _fit
+from hitbox._kernels import bvh_traverse as _traverse
+from hitbox._types import OBBs, Spheres
+
+__all__ = ["BVH", "KINDS", "METHODS", "LEAF_SIZE", "MAX_DEPTH", "SAH_BINS", "PLOC_RADIUS"]
+
+#: Node volume kinds.
+KINDS = ("aabb", "sphere", "obb", "kdop14", "kdop18", "kdop26")
+#: Build strategies: binned SAH, the seed's middle split, bottom-up agglomerative merge.
+METHODS = ("sah", "median", "bottom_up")
+#: Default most primitives per leaf (a node with more is split, depth permitting).
+LEAF_SIZE = 4
+#: Default depth limit (root at depth 0); a node at this depth is a leaf.
+MAX_DEPTH = 64
+#: Bins per axis in the SAH build (Wald 2007 uses 16 to 32).
+SAH_BINS = 16
+#: Neighbours searched on each side in the bottom-up build (Meister & Bittner 2018: 16).
+PLOC_RADIUS = 16
+
+_FORMAT = 1
+
+
+@dataclass(frozen=True, eq=False, slots=True, repr=False)
+class BVH:
+    """A bounding volume hierarchy over N primitives with M = 2L - 1 nodes (L leaves).
+
+    Attributes
+    ----------
+    node_bv : volumes of ``kind``, M of them
+        ``(M, 2, 3)`` boxes for ``"aabb"``, ``(M, 2, K/2)`` along ``kdop.AXES[K]`` for
+        ``"kdopK"``, :class:`Spheres` for ``"sphere"``, :class:`OBBs` for ``"obb"``. Each
+        holds every point of every primitive under the node.
+    node_box : (M, 2, 3) float
+        Exact AABB of the points under each node.
+    node_first : (M,) intp
+        Inner node: index of the left child (the right one is next). Leaf: first slot.
+    node_count : (M,) intp
+        0 for inner nodes, else the number of primitives in the leaf (at least 1).
+    prim_order : (N,) intp
+        Slot -> index of the primitive given to :meth:`build`; a permutation.
+    slot_box : (N, 2, 3) float
+        Exact AABB of the primitive in each slot.
+    depth : int
+        Longest root-to-leaf path (0 for a single leaf or an empty tree).
+    kind : str
+        One of :data:`KINDS`.
+    """
+
+    node_bv: object
+    node_box: np.ndarray
+    node_first: np.ndarray
+    node_count: np.ndarray
+    prim_order: np.ndarray
+    slot_box: np.ndarray
+    depth: int
+    kind: str
+
+    # -- construction --------------------------------------------------------------------
+
+    @classmethod
+    def build(
+        cls,
+        primitives,
+        *,
+        node="aabb",
+        method="sah",
+        leaf_size=LEAF_SIZE,
+        max_depth=MAX_DEPTH,
+    ):
+        """Build a tree over point groups.
+
+        Parameters
+        ----------
+        primitives : (N, K, 3) float
+            Each primitive's points; triangles are ``(F, 3, 3)``. A single ``(K, 3)``
+            group is one primitive. N = 0 gives the empty tree, which overlaps nothing.
+        node : {"aabb", "sphere", "obb", "kdop14", "kdop18", "kdop26"}
+            Kind of the node volumes.
+        method : {"sah", "median", "bottom_up"}
+            ``"sah"``: binned surface-area heuristic (Wald 2007), top-down. ``"median"``:
+            the seed's rule (SPEC §8): cut the node box's longest axis at its middle,
+            assign by centre; else the second-longest axis; else an object-median split.
+            ``"bottom_up"``: agglomerative merging of nearest clusters in Morton order
+            (PLOC, Meister & Bittner 2018), O(N log N) in practice.
+        leaf_size : int >= 1
+            A node with at most this many primitives is a leaf (every method).
+        max_depth : int >= 0
+            A node at this depth is a leaf, however many primitives it holds.
+
+        The topology sees only the primitives' boxes and centres (mean of their points);
+        node volumes are then fitted to the points under each node.
+        """
+        pts, _ = v.as_point_groups(primitives, "primitives", dim=3)
+        node = v.check_choice(node, "node", KINDS)
+        method = v.check_choice(method, "method", METHODS)
+        leaf_size = v.check_count(leaf_size, "leaf_size")
+        max_depth = v.check_count(max_depth, "max_depth", minimum=0)
+        n = len(pts)
+        boxes = np.empty((n, 2, 3))
+        centres = np.empty((n, 3))
+        _build.primitive_bounds(pts, boxes, centres)
+        if method == "bottom_up":
+            left, right, root = _build.build_ploc(boxes, centres, PLOC_RADIUS)
+            topo = _build.flatten_binary(left, right, root, n, leaf_size, max_depth)
+        elif method == "sah":
+            topo = _build.build_sah(boxes, centres, leaf_size, max_depth, SAH_BINS)
+        else:
+            topo = _build.build_median(boxes, centres, leaf_size, max_depth)
+        node_first, node_count, order, depth = topo
+        return _fitted(pts, node_first, node_count, order, int(depth), node)
+
+    def refit(self, primitives):
+        """A tree with the same topology and volumes refitted to moved points
+        (deformation).
+
+        ``primitives`` must have the same N as the build (K may differ). Returns a new
+        BVH; this one is unchanged.
+        """
+        pts, _ = v.as_point_groups(primitives, "primitives", dim=3)
+        if len(pts) != self.n_prims:
+            raise ValueError(
+                f"primitives must hold the {self.n_prims} primitives of the tree, "
+                f"got {len(pts)}"
+            )
+        return _fitted(
+            pts, self.node_first, self.node_count, self.prim_order, self.depth, self.kind
+        )
+
+    # -- queries -------------------------------------------------------------------------
+
+    def query(self, volumes):
+        """Primitives whose bounding box overlaps each query volume (closed test).
+
+        Parameters
+        ----------
+        volumes : (Q, 2, 3) boxes, :class:`Spheres` (3D) or :class:`OBBs`
+            A single ``(2, 3)`` box (or a ``Spheres``/``OBBs`` of single items) is one
+            query.
+
+        Returns
+        -------
+        (2, n) intp pairs (query index, primitive index), sorted; or ``(n,)`` primitive
+        indices for a single box. The node kind does not change the answer.
+        """
+        queries, single = _as_queries(volumes)
+        if self.n_nodes == 0:
+            out = np.empty((2, 0), np.intp)
+        else:
+            out = _traverse.query_pairs(
+                self.node_box,
+                self.node_first,
+                self.node_count,
+                self.slot_box,
+                self.prim_order,
+                self.depth,
+                queries,
+            )
+        return out[1] if single else out
+
+    def query_brute(self, volumes):
+        """Slow twin of :meth:`query`: every query tested against every primitive's
+        box."""
+        queries, single = _as_queries(volumes)
+        boxes = np.empty_like(self.slot_box)
+        boxes[self.prim_order] = self.slot_box
+        out = _traverse.query_pairs_brute(boxes, queries)
+        return out[1] if single else out
+
+    # -- sizes ---------------------------------------------------------------------------
+
+    @property
+    def n_nodes(self):
+        """M, the number of nodes."""
+        return len(self.node_first)
+
+    @property
+    def n_prims(self):
+        """N, the number of primitives."""
+        return len(self.prim_order)
+
+    @property
+    def n_leaves(self):
+        """L, the number of leaves."""
+        return int(np.count_nonzero(self.node_count))
+
+    def __repr__(self):
+        return (
+            f"BVH(kind={self.kind!r}, prims={self.n_prims}, nodes={self.n_nodes}, "
+            f"depth={self.depth})"
+        )
+
+    # -- checks --------------------------------------------------------------------------
+
+    def validate(self, primitives=None):
+        """Check every invariant; raise ValueError naming the first one broken.
+
+        Structure: root 0, M = 2L - 1, children pairs after their parents and each node
+        the child of exactly one parent, contiguous slot runs tiling [0, N),
+        ``prim_order`` a permutation, ``depth`` the longest root-to-leaf path, arrays
+        read-only and of the kind's layout. With ``primitives`` (the points the tree was
+        built or refitted on): ``slot_box`` and ``node_box`` are the exact boxes of the
+        points, and every node volume holds every point under it (slab kinds exactly,
+        spheres and OBBs to rounding).
+        """
+        spans = _check_structure(self)
+        if primitives is not None:
+            pts, _ = v.as_point_groups(primitives, "primitives", dim=3)
+            if len(pts) != self.n_prims:
+                raise ValueError(
+                    f"BVH invalid: {len(pts)} primitives given for {self.n_prims} slots"
+                )
+            _check_volumes(self, pts, spans)
+
+    # -- files ---------------------------------------------------------------------------
+
+    def save(self, path):
+        """Write the tree to a ``.npz`` file (numpy adds the suffix if missing)."""
+        parts = {
+            "format": np.array(_FORMAT),
+            "kind": np.array(self.kind),
+            "depth": np.array(self.depth),
+            "node_first": self.node_first,
+            "node_count": self.node_count,
+            "prim_order": self.prim_order,
+            "node_box": self.node_box,
+            "slot_box": self.slot_box,
+        }
+        bv = self.node_bv
+        if isinstance(bv, Spheres):
+            parts.update(node_center=bv.center, node_radius=bv.radius)
+        elif isinstance(bv, OBBs):
+            parts.update(node_center=bv.center, node_half=bv.half, node_rot=bv.rot)
+        elif self.kind != "aabb":
+            parts["node_bv"] = bv
+        np.savez(os.fspath(path), **parts)
+
+    @classmethod
+    def load(cls, path):
+        """Read a tree written by :meth:`save`; its structure is checked on the way in."""
+        with np.load(os.fspath(path), allow_pickle=False) as f:
+            data = {k: f[k] for k in f.files}
+        try:
+            if int(data["format"]) != _FORMAT:
+                raise ValueError(f"unknown BVH file format {int(data['format'])}")
+            kind = v.check_choice(str(data["kind"]), "kind", KINDS)
+            ints = {k: _ints(data[k]) for k in ("node_first", "node_count", "prim_order")}
+            node_box = _floats(data["node_box"])
+            if kind == "aabb":
+                node_bv = node_box
+            elif kind == "sphere":
+                node_bv = Spheres(
+                    _floats(data["node_center"]), _floats(data["node_radius"])
+                )
+            elif kind == "obb":
+                node_bv = OBBs(
+                    _floats(data["node_center"]),
+                    _floats(data["node_half"]),
+                    _floats(data["node_rot"]),
+                )
+            else:
+                node_bv = _floats(data["node_bv"])
+            tree = cls(
+                node_bv=node_bv,
+                node_box=node_box,
+                slot_box=_floats(data["slot_box"]),
+                depth=int(data["depth"]),
+                kind=kind,
+                **ints,
+            )
+        except KeyError as exc:
+            raise ValueError(
+                f"{os.fspath(path)} is not a saved BVH: missing {exc}"
+            ) from None
+        _check_structure(tree)
+        return tree
+
+
+# -- helpers -----------------------------------------------------------------------------
+
+
+def _frozen(arr):
+    arr.flags.writeable = False
+    return arr
+
+
+def _ints(arr):
+    if arr.dtype.kind not in "iu":
+        raise ValueError(f"expected integer arrays in a saved BVH, got {arr.dtype}")
+    return _frozen(np.ascontiguousarray(arr, dtype=np.intp))
+
+
+def _floats(arr):
+    if arr.dtype.kind != "f":
+        raise ValueError(f"expected float arrays in a saved BVH, got {arr.dtype}")
+    return _frozen(np.ascontiguousarray(arr, dtype=np.float64))
+
+
+def _kdop_k(kind):
+    return int(kind[4:])
+
+
+def _fitted(pts, node_first, node_count, order, depth, kind):
+    """Fit node volumes of ``kind`` over a topology; return the frozen BVH."""
+    n_nodes = len(node_first)
+    slot_pts = _fit.slot_points(pts, order)
+    node_box = np.empty((n_nodes, 2, 3))
+    slot_box = np.empty((len(order), 2, 3))
+    _fit.fit_boxes(slot_pts, node_first, node_count, node_box, slot_box)
+    if kind == "aabb":
+        node_bv = node_box
+    elif kind.startswith("kdop"):
+        k = _kdop_k(kind)
+        node_bv = np.empty((n_nodes, 2, k // 2))
+        _fit.fit_kdops(
+            slot_pts, np.ascontiguousarray(kdop.AXES[k]), node_first, node_count, node_bv
+        )
+        _frozen(node_bv)
+    elif kind == "sphere":
+        center = np.empty((n_nodes, 3))
+        radius = np.empty(n_nodes)
+        _fit.fit_spheres(
+            slot_pts, node_first, node_count, node_box, depth, center, radius
+        )
+        node_bv = Spheres(_frozen(center), _frozen(radius))
+    else:
+        center = np.empty((n_nodes, 3))
+        half = np.empty((n_nodes, 3))
+        rot = np.empty((n_nodes, 3, 3))
+        _fit.fit_obbs(
+            slot_pts, node_first, node_count, node_box, depth, center, half, rot
+        )
+        node_bv = OBBs(_frozen(center), _frozen(half), _frozen(rot))
+    for arr in (node_first, node_count, order):
+        if arr.flags.writeable:
+            arr.flags.writeable = False
+    return BVH(
+        node_bv=node_bv,
+        node_box=_frozen(node_box),
+        node_first=node_first,
+        node_count=node_count,
+        prim_order=order,
+        slot_box=_frozen(slot_box),
+        depth=int(depth),
+        kind=kind,
+    )
+
+
+def _as_queries(volumes):
+    """Validated query volumes (3D): boxes, Spheres or OBBs; and whether one was given."""
+    if isinstance(volumes, Spheres):
+        return v.as_spheres(volumes, "volumes", dim=3)
+    if isinstance(volumes, OBBs):
+        return v.as_obbs(volumes, "volumes")
+    return v.as_boxes(volumes, "volumes", dim=3)
+
+
+def _fail(msg):
+    raise ValueError(f"BVH invalid: {msg}")
+
+
+def _check_structure(tree):
+    """Structural invariants; returns (span_lo, span_hi) of every node."""
+    nf, nc, order = tree.node_first, tree.node_count, tree.prim_order
+    m, n = len(nf), len(order)
+    if tree.kind not in KINDS:
+        _fail(f"unknown kind {tree.kind!r}")
+    for name in ("node_first", "node_count", "prim_order"):
+        arr = getattr(tree, name)
+        if arr.ndim != 1 or arr.dtype != np.intp:
+            _fail(f"{name} must be a 1-D intp array, got {arr.dtype} {arr.shape}")
+    if len(nc) != m:
+        _fail(f"node_first has {m} entries, node_count {len(nc)}")
+    _check_layout(tree, m, n)
+    for name, arr in _arrays(tree):
+        if arr.flags.writeable:
+            _fail(f"{name} is writeable; built trees are read-only")
+    span_lo = np.empty(m, np.intp)
+    span_hi = np.empty(m, np.intp)
+    if n == 0:
+        if m != 0 or tree.depth != 0:
+            _fail(f"an empty tree has no nodes and depth 0, got {m} nodes, {tree.depth}")
+        return span_lo, span_hi
+    leaf = nc > 0
+    n_leaves = int(leaf.sum())
+    if m != 2 * n_leaves - 1:
+        _fail(f"{m} nodes for {n_leaves} leaves; a binary tree has 2L - 1")
+    if (nc < 0).any():
+        _fail(f"node_count[{int(np.argmax(nc < 0))}] is negative")
+    inner = np.flatnonzero(~leaf)
+    first = nf[inner]
+    bad = (first <= inner) | (first + 1 >= m) | (first % 2 != 1)
+    if bad.any():
+        i = int(inner[np.argmax(bad)])
+        _fail(
+            f"node {i}: children {nf[i]}, {nf[i] + 1} must be an odd-even pair after it"
+        )
+    children = np.sort(np.concatenate([first, first + 1]))
+    if not np.array_equal(children, np.arange(1, m)):
+        _fail("every node but the root must be the child of exactly one node")
+    leaves = np.flatnonzero(leaf)
+    if (nf[leaves] < 0).any() or (nf[leaves] + nc[leaves] > n).any():
+        _fail(f"a leaf's slots run past the {n} slots")
+    if not np.array_equal(np.sort(order), np.arange(n)):
+        _fail("prim_order is not a permutation of 0..N-1")
+    _fit.spans(nf, nc, span_lo, span_hi)
+    if span_lo[0] != 0 or span_hi[0] != n:
+        _fail(f"the root covers slots [{span_lo[0]}, {span_hi[0]}), not [0, {n})")
+    if (span_hi[first] != span_lo[first + 1]).any():
+        i = int(inner[np.argmax(span_hi[first] != span_lo[first + 1])])
+        _fail(f"node {i}: its children's slot runs are not adjacent")
+    node_depth = np.zeros(m, np.intp)
+    for i in inner:  # parents come before children, so one forward pass sets every depth
+        node_depth[nf[i]] = node_depth[nf[i] + 1] = node_depth[i] + 1
+    if int(node_depth[leaves].max()) != tree.depth:
+        _fail(
+            f"depth is {tree.depth}, the longest path is {int(node_depth[leaves].max())}"
+        )
+    return span_lo, span_hi
+
+
+def _arrays(tree):
+    out = [
+        ("node_first", tree.node_first),
+        ("node_count", tree.node_count),
+        ("prim_order", tree.prim_order),
+        ("node_box", tree.node_box),
+        ("slot_box", tree.slot_box),
+    ]
+    bv = tree.node_bv
+    if isinstance(bv, tuple):
+        out += [
+            (f"node_bv.{name}", arr) for name, arr in zip(bv._fields, bv, strict=True)
+        ]
+    else:
+        out.append(("node_bv", bv))
+    return out
+
+
+def _check_layout(tree, m, n):
+    for name, arr, shape in (
+        ("node_box", tree.node_box, (m, 2, 3)),
+        ("slot_box", tree.slot_box, (n, 2, 3)),
+    ):
+        if not isinstance(arr, np.ndarray) or arr.shape != shape:
+            _fail(f"{name} must have shape {shape}, got {np.shape(arr)}")
+    bv = tree.node_bv
+    if tree.kind == "sphere":
+        ok = (
+            isinstance(bv, Spheres)
+            and bv.center.shape == (m, 3)
+            and bv.radius.shape == (m,)
+        )
+    elif tree.kind == "obb":
+        ok = (
+            isinstance(bv, OBBs)
+            and bv.center.shape == (m, 3)
+            and bv.half.shape == (m, 3)
+            and bv.rot.shape == (m, 3, 3)
+        )
+    else:
+        s = 3 if tree.kind == "aabb" else _kdop_k(tree.kind) // 2
+        ok = isinstance(bv, np.ndarray) and bv.shape == (m, 2, s)
+    if not ok:
+        _fail(f"node_bv does not have the {tree.kind!r} layout for {m} nodes")
+    if tree.kind == "obb" and m:
+        rot = bv.rot
+        err = np.abs(np.einsum("mji,mjk->mik", rot, rot) - np.eye(3)).max(axis=(1, 2))
+        bad = (err > 1e-9) | (np.linalg.det(rot) <= 0)
+        if bad.any():
+            _fail(f"node_bv.rot[{int(np.argmax(bad))}] is not a rotation")
+    for name, arr in _arrays(tree):
+        want = (
+            np.intp if name in ("node_first", "node_count", "prim_order") else np.float64
+        )
+        if arr.dtype != want:
+            _fail(f"{name} must be {np.dtype(want)}, got {arr.dtype}")
+
+
+def _ranges_reduce(ufunc, values, lo, hi):
+    """``ufunc.reduce(values[lo[i]:hi[i]])`` for every i (non-empty ranges),
+    vectorised."""
+    padded = np.concatenate([values, values[:1]])
+    idx = np.empty(2 * len(lo), np.intp)
+    idx[0::2], idx[1::2] = lo, hi
+    return ufunc.reduceat(padded, idx, axis=0)[0::2]
+
+
+def _check_volumes(tree, pts, spans):
+    """Boxes exact, every node volume around every point under it."""
+    n, m = tree.n_prims, tree.n_nodes
+    if n == 0:
+        return
+    slot_pts = pts[tree.prim_order]
+    k_pts = pts.shape[1]
+    if k_pts == 0:
+        return
+    box = np.stack([slot_pts.min(axis=1), slot_pts.max(axis=1)], axis=1)
+    if not np.array_equal(box, tree.slot_box):
+        _fail("slot_box is not the exact box of each slot's points")
+    span_lo, span_hi = spans
+    node_box = np.stack(
+        [
+            _ranges_reduce(np.minimum, box[:, 0], span_lo, span_hi),
+            _ranges_reduce(np.maximum, box[:, 1], span_lo, span_hi),
+        ],
+        axis=1,
+    )
+    if not np.array_equal(node_box, tree.node_box):
+        i = int(np.argmax(np.any(node_box != tree.node_box, axis=(1, 2))))
+        _fail(f"node_box[{i}] is not the exact box of the points under node {i}")
+    if tree.kind.startswith("kdop"):
+        axes = kdop.AXES[_kdop_k(tree.kind)]
+        proj = (
+            slot_pts[..., :1] * axes[:, 0] + slot_pts[..., 1:2] * axes[:, 1]
+        ) + slot_pts[..., 2:] * axes[:, 2]  # (N, K, S), x + y + z as the kernel sums
+        lo = _ranges_reduce(np.minimum, proj.min(axis=1), span_lo, span_hi)
+        hi = _ranges_reduce(np.maximum, proj.max(axis=1), span_lo, span_hi)
+        bad = np.any(lo != tree.node_bv[:, 0], axis=1) | np.any(
+            hi != tree.node_bv[:, 1], axis=1
+        )
+        if bad.any():
+            _fail(f"node_bv[{int(np.argmax(bad))}] is not the exact k-DOP of its points")
+    if tree.kind not in ("sphere", "obb"):
+        return
+    scale = 1.0 + np.abs(pts).max()
+    tol = 1e-10 * scale
+    bv = tree.node_bv
+    # expand (node, slot) pairs in chunks of nodes to bound memory
+    sizes = span_hi - span_lo
+    start = 0
+    while start < m:
+        stop = start + 1
+        total = sizes[start]
+        while stop < m and total + sizes[stop] <= 1 << 18:
+            total += sizes[stop]
+            stop += 1
+        nodes = np.repeat(np.arange(start, stop), sizes[start:stop])
+        offs = np.arange(total) - np.repeat(
+            np.cumsum(sizes[start:stop]) - sizes[start:stop], sizes[start:stop]
+        )
+        slots = span_lo[nodes] + offs
+        p = slot_pts[slots]  # (T, K, 3)
+        d = p - bv.center[nodes][:, None, :]
+        if tree.kind == "sphere":
+            excess = np.sqrt((d * d).sum(axis=2)) - bv.radius[nodes][:, None]
+        else:
+            local = np.einsum("tkr,trc->tkc", d, bv.rot[nodes])
+            excess = np.abs(local) - bv.half[nodes][:, None, :]
+        bad = excess.reshape(len(nodes), -1).max(axis=1) > tol
+        if bad.any():
+            i = int(nodes[np.argmax(bad)])
+            _fail(f"node {i}'s {tree.kind} does not hold all the points under it")
+        start = stop

@@ -1,0 +1,382 @@
+"""Triangle meshes with their hierarchy: mesh vs mesh, many poses, rays, points inside.
+
+A :class:`TriangleMesh` builds its BVH once, in model space. Queries against another mesh
+take the rigid transform from the other mesh's frame into this one's; the other tree's
+nodes are moved on the fly (SPEC §8), never refitted from vertices.
+"""
+
+from typing import NamedTuple
+
+import numpy as np
+
+from hitbox import _validate as v
+from hitbox._kernels import bvh_ray as _ray
+from hitbox._kernels import collide as _collide
+from hitbox.bvh import BVH
+from hitbox.triangle import RayHits
+
+__all__ = ["TriangleMesh", "Contacts", "MeshRayHits", "MODES"]
+
+#: Modes of :meth:`TriangleMesh.intersect`.
+MODES = ("any", "all")
+#: Modes of :meth:`TriangleMesh.raycast`.
+RAY_MODES = ("closest", "any", "all")
+
+#: Default node kind: OBB trees descend least on meshes at arbitrary relative poses.
+NODE = "obb"
+
+
+class Contacts(NamedTuple):
+    """Colliding triangle pairs with where they cross.
+
+    faces : (2, n) intp, row 0 faces of the first mesh, row 1 of the second, sorted.
+    segments : (n, 2, 3) float, in the first mesh's frame: the two end points of the set
+        where the two triangles meet (for coplanar overlaps, the two points of the overlap
+        polygon farthest apart; both equal when they touch at one point).
+    """
+
+    faces: np.ndarray
+    segments: np.ndarray
+
+
+class MeshRayHits(NamedTuple):
+    """Every hit of every ray (mode ``"all"``), sorted by ray, then t, then face."""
+
+    ray: np.ndarray
+    face: np.ndarray
+    t: np.ndarray
+    u: np.ndarray
+    v: np.ndarray
+
+
+class TriangleMesh:
+    """A triangle mesh and its BVH, built once in model space.
+
+    Parameters
+    ----------
+    vertices : (V, 3) float
+    faces : (F, 3) int
+        Indices into ``vertices``. Degenerate (zero-area) faces are legal; F = 0 is an empty
+        mesh, which touches nothing.
+    node : {"aabb", "sphere", "obb", "kdop14", "kdop18", "kdop26"}
+        Kind of the tree's node volumes.
+    method : {"sah", "median", "bottom_up"}
+        Build strategy (see :meth:`hitbox.bvh.BVH.build`).
+    leaf_size : int
+        Triangles per leaf at most.
+    """
+
+    __slots__ = ("vertices", "faces", "bvh", "_slot_tris", "_args")
+
+    def __init__(self, vertices, faces, *, node=NODE, method="sah", leaf_size=4, bvh=None):
+        verts, faces = v.as_mesh(vertices, faces)
+        verts.flags.writeable = False
+        faces.flags.writeable = False
+        self.vertices = verts
+        self.faces = faces
+        tris = verts[faces] if len(faces) else np.zeros((0, 3, 3))
+        if bvh is None:
+            bvh = BVH.build(tris, node=node, method=method, leaf_size=leaf_size)
+        elif bvh.n_prims != len(faces):
+            raise ValueError(f"bvh holds {bvh.n_prims} primitives, the mesh {len(faces)} faces")
+        self.bvh = bvh
+        slot_tris = np.ascontiguousarray(tris[bvh.prim_order])
+        slot_tris.flags.writeable = False
+        self._slot_tris = slot_tris
+        # the traversal's arguments, gathered once: a single query must stay a few
+        # microseconds, and attribute lookups add up at that scale
+        self._args = (bvh.node_bv, bvh.node_first, bvh.node_count, slot_tris, bvh.depth)
+
+    # -- construction ----------------------------------------------------------------------
+
+    @classmethod
+    def from_trimesh(cls, mesh, **options):
+        """From a ``trimesh.Trimesh`` (its vertices and faces)."""
+        if not hasattr(mesh, "vertices") or not hasattr(mesh, "faces"):
+            raise TypeError(f"mesh must be a trimesh.Trimesh, got {type(mesh).__name__}")
+        return cls(np.asarray(mesh.vertices), np.asarray(mesh.faces), **options)
+
+    def save(self, path):
+        """Write the mesh and its built tree to one ``.npz`` file."""
+        self.bvh.save(path)
+        with np.load(path) as data:
+            arrays = dict(data)
+        np.savez(path, mesh_vertices=self.vertices, mesh_faces=self.faces, **arrays)
+
+    @classmethod
+    def load(cls, path):
+        """Read a mesh saved by :meth:`save`; the tree is not rebuilt."""
+        with np.load(path) as data:
+            if "mesh_vertices" not in data:
+                raise ValueError(f"{path} holds no mesh (was it written by TriangleMesh.save?)")
+            verts, faces = data["mesh_vertices"], data["mesh_faces"]
+        return cls(verts, faces, bvh=BVH.load(path))
+
+    def with_tree(self, node=NODE, method="sah", leaf_size=4):
+        """The same mesh with a tree of another kind or build."""
+        return TriangleMesh(self.vertices, self.faces, node=node, method=method,
+                            leaf_size=leaf_size)
+
+    @property
+    def triangles(self):
+        """(F, 3, 3) float: each face's three vertices."""
+        out = np.empty_like(self._slot_tris)
+        out[self.bvh.prim_order] = self._slot_tris
+        return out
+
+    @property
+    def n_faces(self):
+        return len(self.faces)
+
+    def __repr__(self):
+        return (
+            f"TriangleMesh({len(self.vertices)} vertices, {len(self.faces)} faces, "
+            f"{self.bvh.kind} tree of depth {self.bvh.depth})"
+        )
+
+    # -- mesh vs mesh ----------------------------------------------------------------------
+
+    def intersect(self, other, transform=None, *, mode="any", inside=False):
+        """Does ``other``, placed by ``transform``, touch this mesh? Which triangles?
+
+        Parameters
+        ----------
+        other : TriangleMesh
+            Its tree must be of the same node kind as this one's.
+        transform : (4, 4) float, optional
+            Rigid map from ``other``'s frame into this mesh's frame (identity if omitted).
+        mode : {"any", "all"}
+            ``"any"`` stops at the first crossing pair and returns a bool. ``"all"`` returns
+            every crossing pair as ``(2, n) intp`` (row 0 this mesh's faces, row 1 other's),
+            sorted.
+        inside : bool
+            With ``mode="any"``: also True when one closed mesh lies wholly inside the other
+            without the surfaces crossing (a vertex of each is tested by winding number).
+
+        Touching (a shared point, edge or face) counts as intersecting.
+        """
+        if mode != "any":
+            v.check_choice(mode, "mode", MODES)
+            if inside:
+                raise ValueError("inside=True needs mode='any': containment has no triangle pairs")
+        if type(other) is not TriangleMesh or other.bvh.kind != self.bvh.kind:
+            self._pair(other)  # raises with the reason
+        matrix = _matrix(transform)
+        out, n = _collide.collide(*self._args, *other._args, matrix, mode == "any")
+        if n < 0:
+            v.as_transform(matrix, "transform", rigid=True)  # names the problem
+            raise ValueError("transform must be rigid (a rotation and a translation)")
+        if mode == "any":
+            if n > 0 or not inside:
+                return n > 0
+            return self._contains_one(other, matrix)
+        return self._faces(other, out[:, :n])
+
+    def contacts(self, other, transform=None):
+        """Every crossing triangle pair with its contact segment: a :class:`Contacts`."""
+        matrix = _matrix(transform)
+        faces = self.intersect(other, matrix, mode="all")
+        rot, trans = v.as_transform(matrix, "transform", rigid=True)
+        seg = np.empty((faces.shape[1], 2, 3))
+        slot_a = _slots(self.bvh.prim_order, faces[0])
+        slot_b = _slots(other.bvh.prim_order, faces[1])
+        _collide.contact_segments(self._slot_tris, other._slot_tris, slot_a, slot_b,
+                                  np.ascontiguousarray(rot), trans, seg)
+        return Contacts(faces, seg)
+
+    def intersect_many(self, other, transforms, *, mode="any"):
+        """K placements of ``other`` in one call, in parallel over the placements.
+
+        Parameters
+        ----------
+        transforms : (K, 4, 4) float
+            Rigid maps from ``other``'s frame into this mesh's frame.
+        mode : {"any", "all"}
+
+        Returns
+        -------
+        ``"any"``: (K,) bool. ``"all"``: (3, n) intp rows (placement, this mesh's face,
+        other's face), sorted.
+        """
+        mode = v.check_choice(mode, "mode", MODES)
+        a, b = self._pair(other)
+        rots, transes, _ = v.as_transforms(transforms, "transforms", rigid=True)
+        counts = np.zeros(len(rots), np.intp)
+        flat = _collide.collide_many(*a._args, *b._args, rots, transes, mode == "any", counts)
+        if mode == "any":
+            return counts > 0
+        faces = np.stack(
+            [flat[0], a.bvh.prim_order[flat[1]], b.bvh.prim_order[flat[2]]]
+        ).reshape(3, -1)
+        return np.ascontiguousarray(faces[:, np.lexsort(faces[::-1])])
+
+    def intersect_brute(self, other, transform=None):
+        """Slow twin of ``intersect(mode="all")``: every triangle pair tested."""
+        from hitbox import triangle
+
+        matrix = _matrix(transform)
+        rot, trans = v.as_transform(matrix, "transform", rigid=True)
+        moved = _apply(rot, trans, other.triangles)
+        return triangle.overlap_pairs_brute(self.triangles, moved)
+
+    # -- points and rays -------------------------------------------------------------------
+
+    def contains(self, points):
+        """Whether each point lies inside this closed mesh (winding number >= 1/2).
+
+        Points on the surface count as inside (closed). Needs a closed, consistently
+        oriented mesh; for open meshes the winding number is still returned by
+        :meth:`winding_number`.
+        """
+        pts, single = v.as_points(points, dim=3, finite=True)
+        w = self._winding(pts)
+        on = self._on_surface(pts)
+        out = (np.abs(w) >= 0.5) | on
+        return bool(out[0]) if single else out
+
+    def winding_number(self, points):
+        """Generalised winding number of the mesh at each point: ~1 inside, ~0 outside."""
+        pts, single = v.as_points(points, dim=3, finite=True)
+        w = self._winding(pts)
+        return float(w[0]) if single else w
+
+    def raycast(self, origins, directions, *, t_max=np.inf, mode="closest"):
+        """Cast rays against the mesh (watertight: no ray slips through a shared edge).
+
+        Parameters
+        ----------
+        origins, directions : (R, 3) float, or (3,) for one ray
+        t_max : float or (R,) float
+            Rays end at ``origin + t_max * direction``.
+        mode : {"closest", "any", "all"}
+
+        Returns
+        -------
+        ``"closest"`` and ``"any"``: :class:`hitbox.triangle.RayHits` (hit, t, face, u, v),
+        with t = inf and face = -1 on a miss; ``"any"`` reports some hit, not the nearest.
+        ``"all"``: :class:`MeshRayHits` of every hit. The hit point is
+        ``(1 - u - v) a + u b + v c`` of the face's vertices a, b, c.
+        """
+        mode = v.check_choice(mode, "mode", RAY_MODES)
+        rays, single = v.as_rays(origins, directions, t_max, dim=3)
+        n = len(rays.origin)
+        tree = self.bvh
+        if mode == "all":
+            counts = np.zeros(n + 1, np.intp)
+            if n and tree.n_nodes:
+                _ray.count_all(tree.node_box, tree.node_first, tree.node_count, self._slot_tris,
+                               tree.depth, rays.origin, rays.direction, rays.t_max, counts)
+            offsets = np.cumsum(counts)
+            total = int(offsets[-1])
+            face = np.empty(total, np.intp)
+            t, u, vv = np.empty(total), np.empty(total), np.empty(total)
+            if total:
+                _ray.fill_all(tree.node_box, tree.node_first, tree.node_count, self._slot_tris,
+                              tree.depth, rays.origin, rays.direction, rays.t_max, offsets,
+                              face, t, u, vv)
+            ray = np.repeat(np.arange(n), counts[1:])
+            face = tree.prim_order[face] if total else face
+            order = np.lexsort((face, t, ray))
+            return MeshRayHits(ray[order], face[order], t[order], u[order], vv[order])
+        t = np.full(n, np.inf)
+        face = np.full(n, -1, np.intp)
+        u, vv = np.zeros(n), np.zeros(n)
+        if n and tree.n_nodes:
+            kernel = _ray.cast_parallel if n >= _ray.PARALLEL_MIN else _ray.cast
+            kernel(tree.node_box, tree.node_first, tree.node_count, self._slot_tris, tree.depth,
+                   rays.origin, rays.direction, rays.t_max, mode == "any", t, face, u, vv)
+        hit = face >= 0
+        face[hit] = tree.prim_order[face[hit]]
+        out = RayHits(hit, t, face, u, vv)
+        if single:
+            return RayHits(*(x[0].item() for x in out))
+        return out
+
+    def query(self, volumes):
+        """Faces whose bounding box overlaps each query volume (see :meth:`BVH.query`)."""
+        return self.bvh.query(volumes)
+
+    # -- helpers ---------------------------------------------------------------------------
+
+    def _pair(self, other):
+        if not isinstance(other, TriangleMesh):
+            raise TypeError(f"other must be a TriangleMesh, got {type(other).__name__}")
+        if other.bvh.kind != self.bvh.kind:
+            raise ValueError(
+                f"both trees must be of one node kind: this mesh has {self.bvh.kind!r}, "
+                f"other has {other.bvh.kind!r} (use other.with_tree(node=...))"
+            )
+        return self, other
+
+    def _faces(self, other, slots):
+        faces = np.stack([self.bvh.prim_order[slots[0]], other.bvh.prim_order[slots[1]]])
+        return np.ascontiguousarray(faces[:, np.lexsort((faces[1], faces[0]))])
+
+    def _winding(self, pts):
+        out = np.zeros(len(pts))
+        if len(pts) and self.n_faces:
+            _collide.winding_numbers(self._slot_tris, pts, out)
+        return out
+
+    def _on_surface(self, pts):
+        """Points lying on a face: zero-size query boxes, then the exact point test."""
+        if not len(pts) or not self.n_faces:
+            return np.zeros(len(pts), bool)
+        from hitbox import triangle
+
+        boxes = np.stack([pts, pts], axis=1)
+        q, f = self.bvh.query(boxes)
+        degenerate = np.repeat(pts[q][:, None], 3, axis=1)
+        touching = triangle.overlap(self.triangles[f], degenerate) if len(q) else np.zeros(0, bool)
+        out = np.zeros(len(pts), bool)
+        out[q[touching]] = True
+        return out
+
+    def _contains_one(self, other, matrix):
+        """No surface crossing: is one mesh inside the other? One vertex of each decides."""
+        if not self.n_faces or not other.n_faces:
+            return False
+        rot, trans = v.as_transform(matrix, "transform", rigid=True)
+        b_vertex = _apply(rot, trans, other._slot_tris[0, :1])
+        if self.contains(b_vertex[0]):
+            return True
+        a_vertex = _apply(rot.T, -(rot.T @ trans), self._slot_tris[0, :1])
+        return bool(other.contains(a_vertex[0]))
+
+
+_EYE = np.eye(4)
+_EYE.flags.writeable = False
+
+
+def _matrix(transform):
+    """A 4x4 float64 C-ordered matrix; the kernel checks it is rigid (cheap for one query)."""
+    if (
+        type(transform) is np.ndarray
+        and transform.dtype == np.float64
+        and transform.shape == (4, 4)
+        and transform.flags.c_contiguous
+    ):
+        return transform  # the common case, checked in a few hundred nanoseconds
+    if transform is None:
+        return _EYE
+    if not (isinstance(transform, np.ndarray) and transform.dtype == np.float64):
+        arr = np.asarray(transform)
+        if arr.dtype.kind not in "biuf":
+            raise TypeError(f"transform must hold real numbers, got dtype {arr.dtype}")
+        transform = arr.astype(np.float64)
+    if transform.shape != (4, 4):
+        raise ValueError(f"transform must be a 4x4 matrix, got shape {transform.shape}")
+    return np.ascontiguousarray(transform)
+
+
+def _apply(rot, trans, points):
+    from hitbox import _affine
+
+    return _affine.apply(rot, trans, points)
+
+
+def _slots(prim_order, faces):
+    inverse = np.empty_like(prim_order)
+    inverse[prim_order] = np.arange(len(prim_order))
+    return np.ascontiguousarray(inverse[faces])
+

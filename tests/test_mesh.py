@@ -1,0 +1,284 @@
+import fcl
+import numpy as np
+import pytest
+import trimesh
+
+import hitbox as hb
+from hitbox.mesh import TriangleMesh
+from tests.strategies import rotation
+
+KINDS = ("aabb", "sphere", "obb", "kdop14", "kdop18", "kdop26")
+
+
+def torus(n_major=50, n_minor=10, r_major=1.0, r_minor=0.3):
+    t = trimesh.creation.torus(r_major, r_minor, major_sections=n_major, minor_sections=n_minor)
+    return np.asarray(t.vertices), np.asarray(t.faces)
+
+
+def poses(n, seed, reach=3.0):
+    """Random rigid placements: random rotation, offset of length 0..reach."""
+    rng = np.random.default_rng(seed)
+    out = np.repeat(np.eye(4)[None], n, axis=0)
+    for k in range(n):
+        out[k, :3, :3] = rotation(rng)
+        d = rng.normal(size=3)
+        out[k, :3, 3] = d / np.linalg.norm(d) * rng.uniform(0, reach)
+    return out
+
+
+@pytest.fixture(scope="module")
+def small():
+    v, f = torus(16, 6)
+    return {kind: TriangleMesh(v, f, node=kind) for kind in KINDS}
+
+
+@pytest.fixture(scope="module")
+def sphere_mesh():
+    s = trimesh.creation.icosphere(subdivisions=2)
+    return TriangleMesh.from_trimesh(s)
+
+
+def test_pairs_equal_brute_force_for_every_node_kind(small):
+    for T in poses(12, 1, reach=2.5):
+        expected = small["obb"].intersect_brute(small["obb"], T)
+        for kind, mesh in small.items():
+            got = mesh.intersect(mesh, T, mode="all")
+            np.testing.assert_array_equal(got, expected, err_msg=kind)
+            assert mesh.intersect(mesh, T) == (expected.shape[1] > 0)
+
+
+def test_every_build_method_gives_the_same_pairs():
+    v, f = torus(16, 6)
+    meshes = [TriangleMesh(v, f, method=m) for m in ("sah", "median", "bottom_up")]
+    for T in poses(6, 2, reach=2.0):
+        results = [m.intersect(m, T, mode="all") for m in meshes]
+        for r in results[1:]:
+            np.testing.assert_array_equal(r, results[0])
+
+
+def test_touching_faces_count_as_contact():
+    box = trimesh.creation.box(extents=(1.0, 1.0, 1.0))
+    mesh = TriangleMesh.from_trimesh(box)
+    T = np.eye(4)
+    T[0, 3] = 1.0  # faces flush against each other
+    assert mesh.intersect(mesh, T)
+    assert mesh.intersect(mesh, T, mode="all").shape[1] > 0
+    T[0, 3] = np.nextafter(1.0, 2.0)
+    assert not mesh.intersect(mesh, T)
+
+
+def test_agrees_with_python_fcl_on_tori_over_many_poses():
+    """python-fcl matched exact arithmetic on every pose in the issue's survey: our oracle."""
+    v, f = torus(50, 20)  # 2,000 triangles keeps 1,000 poses of fcl's all-contacts quick
+    ours = TriangleMesh(v, f)
+    model = fcl.BVHModel()
+    model.beginModel(len(v), len(f))
+    model.addSubModel(v, f)
+    model.endModel()
+    a = fcl.CollisionObject(model, fcl.Transform())
+    b = fcl.CollisionObject(model, fcl.Transform())
+    request = fcl.CollisionRequest(num_max_contacts=100_000, enable_contact=False)
+    placements = poses(1000, 3, reach=2.8)
+    ours_any = ours.intersect_many(ours, placements)
+    ours_all = ours.intersect_many(ours, placements, mode="all")
+    mismatches = 0
+    for k, T in enumerate(placements):
+        b.setTransform(fcl.Transform(T[:3, :3], T[:3, 3]))
+        result = fcl.CollisionResult()
+        fcl.collide(a, b, request, result)
+        theirs = {(c.b1, c.b2) for c in result.contacts}
+        mine = {tuple(p) for p in ours_all[1:, ours_all[0] == k].T.tolist()}
+        assert ours_any[k] == bool(mine)
+        if mine != theirs:
+            mismatches += 1
+            # the only tolerated difference is a tie: a pair one side calls touching
+            diff = mine ^ theirs
+            tris = v[f]
+            for fa, fb in diff:
+                moved = tris[fb] @ T[:3, :3].T + T[:3, 3]
+                gap = _triangle_gap(tris[fa], moved)
+                assert gap < 1e-9, f"pose {k}: pair {(fa, fb)} differs with gap {gap}"
+    assert ours_any.sum() > 100 and (~ours_any).sum() > 100  # both outcomes exercised
+    assert mismatches <= 5
+
+
+def _triangle_gap(p, q):
+    """Distance between two triangles by dense sampling of barycentric grids (small)."""
+    w = np.array([(i, j) for i in range(11) for j in range(11 - i)]) / 10.0
+    bary = np.column_stack([1 - w.sum(1), w])
+    a, b = bary @ p, bary @ q
+    return float(np.sqrt(((a[:, None] - b[None]) ** 2).sum(-1)).min())
+
+
+def test_any_mode_matches_all_mode_and_many_matches_single(small):
+    mesh = small["obb"]
+    placements = poses(40, 4, reach=2.5)
+    many_any = mesh.intersect_many(mesh, placements)
+    many_all = mesh.intersect_many(mesh, placements, mode="all")
+    for k, T in enumerate(placements):
+        single = mesh.intersect(mesh, T, mode="all")
+        assert mesh.intersect(mesh, T) == (single.shape[1] > 0) == many_any[k]
+        np.testing.assert_array_equal(many_all[1:, many_all[0] == k], single)
+
+
+def test_contacts_lie_on_both_triangles(small):
+    mesh = small["obb"]
+    T = poses(1, 5, reach=0.5)[0]
+    contacts = mesh.contacts(mesh, T)
+    assert contacts.faces.shape[1] > 0
+    assert contacts.segments.shape == (contacts.faces.shape[1], 2, 3)
+    tris = mesh.triangles
+    moved = tris @ T[:3, :3].T + T[:3, 3]
+    for (fa, fb), seg in zip(contacts.faces.T, contacts.segments, strict=True):
+        for point in seg:
+            assert _point_triangle_distance(point, tris[fa]) < 1e-9
+            assert _point_triangle_distance(point, moved[fb]) < 1e-9
+
+
+def _point_triangle_distance(p, tri):
+    w = np.array([(i, j) for i in range(41) for j in range(41 - i)]) / 40.0
+    bary = np.column_stack([1 - w.sum(1), w])
+    pts = bary @ tri
+    # refine: distance to the plane within the triangle's sampled footprint
+    n = np.cross(tri[1] - tri[0], tri[2] - tri[0])
+    plane = abs(np.dot(p - tri[0], n)) / max(np.linalg.norm(n), 1e-300)
+    sampled = np.sqrt(((pts - p) ** 2).sum(1)).min()
+    return plane if sampled < 0.05 else sampled
+
+
+def test_inside_option_reports_a_mesh_within_a_mesh():
+    big = TriangleMesh.from_trimesh(trimesh.creation.icosphere(subdivisions=2, radius=2.0))
+    little = TriangleMesh.from_trimesh(trimesh.creation.icosphere(subdivisions=1, radius=0.5))
+    assert not big.intersect(little)  # surfaces never cross
+    assert big.intersect(little, inside=True)
+    assert little.intersect(big, inside=True)  # and the other way round
+    far = np.eye(4)
+    far[0, 3] = 5.0
+    assert not big.intersect(little, far, inside=True)
+    with pytest.raises(ValueError, match="inside=True needs mode='any'"):
+        big.intersect(little, mode="all", inside=True)
+
+
+def test_contains_points(sphere_mesh):
+    rng = np.random.default_rng(6)
+    d = rng.normal(size=(2000, 3))
+    d /= np.linalg.norm(d, axis=1)[:, None]
+    inner = d * rng.uniform(0, 0.9, (2000, 1))  # the icosphere holds the 0.9 ball
+    outer = d * rng.uniform(1.01, 3, (2000, 1))
+    assert sphere_mesh.contains(inner).all()
+    assert not sphere_mesh.contains(outer).any()
+    assert sphere_mesh.contains(sphere_mesh.vertices).all()  # on the surface counts
+    assert sphere_mesh.contains([0.0, 0.0, 0.0]) is True
+
+
+def test_raycast_matches_brute_force(small):
+    rng = np.random.default_rng(8)
+    origins = rng.uniform(-2, 2, (3000, 3))
+    directions = rng.normal(size=(3000, 3))
+    for mesh in small.values():
+        expected = hb.triangle.raycast(mesh.triangles, origins, directions)
+        got = mesh.raycast(origins, directions)
+        np.testing.assert_array_equal(got.hit, expected.hit)
+        np.testing.assert_array_equal(got.t, expected.t)
+        np.testing.assert_array_equal(got.face, expected.face)
+        anyhit = mesh.raycast(origins, directions, mode="any")
+        np.testing.assert_array_equal(anyhit.hit, expected.hit)
+        everything = mesh.raycast(origins, directions, mode="all")
+        brute = hb.triangle.raycast(mesh.triangles, origins, directions, mode="all")
+        np.testing.assert_array_equal(everything.ray, brute.ray)
+        np.testing.assert_array_equal(everything.face, brute.face)
+        np.testing.assert_array_equal(everything.t, brute.t)
+
+
+def test_raycast_agrees_with_trimesh_embree():
+    v, f = torus(200, 60)
+    mesh = TriangleMesh(v, f)
+    tm = trimesh.Trimesh(v, f, process=False)
+    from trimesh.ray.ray_pyembree import RayMeshIntersector
+
+    rng = np.random.default_rng(9)
+    n = 100_000
+    origins = rng.uniform(-2, 2, (n, 3))
+    origins[:, 2] = 3.0
+    directions = np.column_stack([rng.normal(0, 0.3, (n, 2)), -np.ones(n)])
+    ours = mesh.raycast(origins, directions)
+    faces, rays, locations = RayMeshIntersector(tm).intersects_id(
+        origins, directions, multiple_hits=False, return_locations=True
+    )
+    theirs = np.full(n, -1)
+    theirs[rays] = faces
+    dist = np.full(n, np.inf)
+    dist[rays] = np.linalg.norm(locations - origins[rays], axis=1) / np.linalg.norm(
+        directions[rays], axis=1
+    )
+    both = ours.hit & (theirs >= 0)
+    # float32 embree may disagree on grazing rays at silhouettes: a handful at most
+    assert (ours.hit != (theirs >= 0)).sum() <= n * 1e-4
+    np.testing.assert_allclose(ours.t[both], dist[both], rtol=1e-9)
+
+
+def test_watertight_rays_through_vertices_and_edges(sphere_mesh):
+    """Rays through vertices and edge midpoints must hit: from inside (every ray leaves
+    through the surface) and from outside where the target faces the origin (silhouette
+    grazes may legitimately miss, since a rounded midpoint can lie just outside)."""
+    v, f = sphere_mesh.vertices, sphere_mesh.faces
+    edges = np.unique(np.sort(np.concatenate([f[:, [0, 1]], f[:, [1, 2]], f[:, [2, 0]]]), 1), axis=0)
+    targets = np.concatenate([v, v[edges].mean(axis=1)])
+    normals = targets / np.linalg.norm(targets, axis=1)[:, None]  # an icosphere about 0
+    for origin in ([0.0, 0.0, 0.0], [0.1, -0.2, 0.05], [5.0, 0.3, 0.2], [-3.0, 4.0, 1.0]):
+        directions = targets - np.array(origin)
+        facing = np.einsum("ij,ij->i", normals, directions) / np.linalg.norm(directions, axis=1)
+        must = (np.linalg.norm(origin) < 1) | (facing < -0.2)
+        hits = sphere_mesh.raycast(np.broadcast_to(origin, targets.shape), directions)
+        assert must.sum() > 100
+        assert hits.hit[must].all()
+        brute = hb.triangle.raycast(sphere_mesh.triangles, np.broadcast_to(origin, targets.shape), directions)
+        np.testing.assert_array_equal(hits.hit, brute.hit)
+
+
+def test_save_load_round_trip(tmp_path, small):
+    mesh = small["obb"]
+    path = tmp_path / "torus.npz"
+    mesh.save(path)
+    loaded = TriangleMesh.load(path)
+    np.testing.assert_array_equal(loaded.vertices, mesh.vertices)
+    for T in poses(5, 10, reach=2.0):
+        np.testing.assert_array_equal(
+            loaded.intersect(mesh, T, mode="all"), mesh.intersect(mesh, T, mode="all")
+        )
+
+
+def test_empty_and_degenerate_meshes():
+    empty = TriangleMesh(np.zeros((0, 3)), np.zeros((0, 3), int))
+    v, f = torus(8, 4)
+    mesh = TriangleMesh(v, f)
+    assert not empty.intersect(mesh) and not mesh.intersect(empty)
+    assert empty.intersect(mesh, mode="all").shape == (2, 0)
+    assert mesh.intersect_many(empty, poses(3, 1)).tolist() == [False] * 3
+    hits = empty.raycast([[0.0, 0, 5]], [[0.0, 0, -1]])
+    assert not hits.hit[0] and hits.face[0] == -1 and hits.t[0] == np.inf
+    flat = TriangleMesh([[0.0, 0, 0], [1, 0, 0], [2, 0, 0]], [[0, 1, 2]])  # zero area
+    seg = TriangleMesh([[0.5, -1, 0], [0.5, 1, 0], [0.5, 0, 0]], [[0, 1, 2]])
+    assert flat.intersect(seg)
+
+
+def test_bad_input_is_rejected(small):
+    mesh = small["obb"]
+    with pytest.raises(ValueError, match="rigid"):
+        mesh.intersect(mesh, np.diag([2.0, 1, 1, 1]))
+    with pytest.raises(ValueError, match="4x4"):
+        mesh.intersect(mesh, np.eye(3))
+    with pytest.raises(ValueError, match="rigid"):
+        mesh.intersect_many(mesh, np.diag([1.0, 1, -1, 1])[None])
+    with pytest.raises(ValueError, match="faces"):
+        TriangleMesh(np.zeros((3, 3)), [[0, 1, 3]])
+    with pytest.raises(TypeError, match="faces must be integers"):
+        TriangleMesh(np.zeros((3, 3)), [[0, 1, 1.5]])
+    with pytest.raises(ValueError, match="not finite"):
+        TriangleMesh([[0, 0, np.nan], [1, 0, 0], [0, 1, 0]], [[0, 1, 2]])
+    with pytest.raises(ValueError, match="node kind"):
+        mesh.intersect(small["aabb"])
+    with pytest.raises(ValueError, match="mode"):
+        mesh.intersect(mesh, mode="first")
+    with pytest.raises(TypeError, match="TriangleMesh"):
+        mesh.intersect("mesh")
