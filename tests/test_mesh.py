@@ -282,3 +282,20 @@ def test_bad_input_is_rejected(small):
         mesh.intersect(mesh, mode="first")
     with pytest.raises(TypeError, match="TriangleMesh"):
         mesh.intersect("mesh")
+
+
+def test_deformed_mesh_refits_and_answers_like_a_rebuild(small):
+    mesh = small["obb"]
+    rng = np.random.default_rng(11)
+    moved = mesh.vertices * [1.0, 1.3, 0.8] + rng.normal(0, 0.01, mesh.vertices.shape)
+    bent = mesh.deformed(moved)
+    bent.bvh.validate(moved[mesh.faces])
+    rebuilt = TriangleMesh(moved, mesh.faces)
+    for T in poses(8, 12, reach=2.5):
+        np.testing.assert_array_equal(
+            bent.intersect(rebuilt, T, mode="all"), rebuilt.intersect(rebuilt, T, mode="all")
+        )
+    with pytest.raises(ValueError, match="keep the mesh"):
+        mesh.deformed(np.concatenate([moved, moved[:1]]))  # one vertex too many
+    with pytest.raises(ValueError, match="indexes past"):
+        mesh.deformed(moved[:-1])  # too few: faces point past the end

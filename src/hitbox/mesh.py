@@ -112,6 +112,20 @@ class TriangleMesh:
             verts, faces = data["mesh_vertices"], data["mesh_faces"]
         return cls(verts, faces, bvh=BVH.load(path))
 
+    def deformed(self, vertices):
+        """The same faces on moved vertices, the tree refitted, not rebuilt (deformation).
+
+        Refitting keeps the topology, so queries stay exact; a tree refitted after large
+        deformations prunes less well than a rebuilt one.
+        """
+        verts, faces = v.as_mesh(vertices, self.faces)
+        if len(verts) != len(self.vertices):
+            raise ValueError(
+                f"vertices must keep the mesh's {len(self.vertices)} vertices, got {len(verts)}"
+            )
+        tris = verts[faces] if len(faces) else np.zeros((0, 3, 3))
+        return TriangleMesh(verts, faces, bvh=self.bvh.refit(tris))
+
     def with_tree(self, node=NODE, method="sah", leaf_size=4):
         """The same mesh with a tree of another kind or build."""
         return TriangleMesh(self.vertices, self.faces, node=node, method=method,

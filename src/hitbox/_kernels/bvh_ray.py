@@ -18,28 +18,27 @@ _WIDEN = 1.0 + 2.0 * (3.0 * 2.0**-53) / (1.0 - 3.0 * 2.0**-53)
 
 
 @njit(inline="always")
+def _slab(lo, hi, o, inv, zero, t0, t1):
+    """One axis of the slab test: the narrowed [t0, t1] (t0 > t1 means a miss)."""
+    if zero:
+        if o < lo or o > hi:
+            return np.inf, -np.inf
+        return t0, t1
+    ta = (lo - o) * inv
+    tb = (hi - o) * inv
+    if ta > tb:
+        ta, tb = tb, ta
+    tb *= _WIDEN
+    return (ta if ta > t0 else t0), (tb if tb < t1 else t1)
+
+
+@njit(inline="always")
 def _entry(box, m, o, inv, zero, t_far):
     """Entry t of the ray into box m within [0, t_far], or inf when it misses."""
-    t0 = 0.0
-    t1 = t_far
-    for k in range(3):
-        lo = box[m, 0, k]
-        hi = box[m, 1, k]
-        if zero[k]:
-            if o[k] < lo or o[k] > hi:
-                return np.inf
-            continue
-        ta = (lo - o[k]) * inv[k]
-        tb = (hi - o[k]) * inv[k]
-        if ta > tb:
-            ta, tb = tb, ta
-        if ta > t0:
-            t0 = ta
-        if tb * _WIDEN < t1:
-            t1 = tb * _WIDEN
-        if t0 > t1:
-            return np.inf
-    return t0
+    t0, t1 = _slab(box[m, 0, 0], box[m, 1, 0], o[0], inv[0], zero[0], 0.0, t_far)
+    t0, t1 = _slab(box[m, 0, 1], box[m, 1, 1], o[1], inv[1], zero[1], t0, t1)
+    t0, t1 = _slab(box[m, 0, 2], box[m, 1, 2], o[2], inv[2], zero[2], t0, t1)
+    return t0 if t0 <= t1 else np.inf
 
 
 @njit(inline="always")
