@@ -29,6 +29,9 @@ _SUBMODULES = (
     "mesh",
     "broadphase",
     "pipeline",
+    "files",
+    "view",
+    "report",
 )
 _LAZY_NAMES = {"BVH": "bvh", "TriangleMesh": "mesh", "Scene": "pipeline"}
 

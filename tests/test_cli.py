@@ -1,0 +1,556 @@
+"""The `hitbox` command end to end, and the file readers under it (hitbox.files).
+
+Meshes are generated with trimesh.creation and written to a temporary folder; every
+subcommand runs in-process through ``main([...])``; one test runs the installed entry
+point. Bad inputs must give one line on stderr, a non-zero status and no traceback.
+"""
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import trimesh
+
+import hitbox
+from hitbox import cli, files
+from hitbox.bvh import KINDS
+from hitbox.mesh import NODE, TriangleMesh
+
+# -- fixtures ----------------------------------------------------------------------------
+
+GOOD = {
+    "torus.stl": lambda: trimesh.creation.torus(
+        1.0, 0.3, major_sections=40, minor_sections=12
+    ),
+    "box.obj": lambda: trimesh.creation.box((1.0, 1.0, 1.0)),
+    "ball.ply": lambda: trimesh.creation.icosphere(2),
+    "capsule.glb": lambda: trimesh.creation.capsule(1.0, 0.3),
+    "cylinder.off": lambda: trimesh.creation.cylinder(0.5, 1.0),
+}
+
+OBJ_HEAD = "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 1 1 0\n"
+BAD = {
+    "corrupt.stl": bytes(80) + (1000).to_bytes(4, "little") + bytes(100),  # truncated
+    "garbled.stl": b"solid x\nfacet normal 0 0 1\nouter loop\nvertex 0 0\nendloop\n",
+    "empty.stl": b"",
+    "nan.obj": b"v 0 0 0\nv 1 0 0\nv nan 1 0\nf 1 2 3\n",
+    "segment.obj": (OBJ_HEAD + "f 1 2 3\nf 3 4\n").encode(),
+    "lines.obj": (OBJ_HEAD + "l 1 2\nl 2 3\n").encode(),
+    "segment.off": b"OFF\n4 2 0\n0 0 0\n1 0 0\n0 1 0\n1 1 0\n3 0 1 2\n2 2 3\n",
+    "past.obj": (OBJ_HEAD + "f 1 2 9\n").encode(),
+    "flat.obj": b"v 0 0\nv 1 0\nv 0 1\nf 1 2 3\n",
+    "mesh.xyz": b"0 0 0\n",
+}
+BAD_REASON = {
+    "missing.stl": "no such file",
+    "corrupt.stl": "corrupt binary STL",
+    "garbled.stl": "no triangles",
+    "empty.stl": "empty",
+    "nan.obj": "NaN",
+    "segment.obj": "face of 2 vertices",
+    "lines.obj": "no triangles",
+    "segment.off": "face of 2 vertices",
+    "past.obj": "cannot read",
+    "flat.obj": "3 coordinates",
+    "mesh.xyz": "unknown mesh type",
+}
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory):
+    root = tmp_path_factory.mktemp("meshes")
+    for name, make in GOOD.items():
+        make().export(root / name)
+    for name, data in BAD.items():
+        (root / name).write_bytes(data)
+    return root
+
+
+def run(capsys, *argv):
+    """main(argv) in-process: (status, stdout, stderr)."""
+    try:
+        status = cli.main([str(a) for a in argv])
+    except SystemExit as exc:  # argparse: --help (0) and usage errors (2)
+        status = exc.code
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def run_json(capsys, *argv):
+    status, out, err = run(capsys, *argv, "--json")
+    assert status == 0, err
+    return json.loads(out)
+
+
+def shift(x, y=0.0, z=0.0):
+    pose = np.eye(4)
+    pose[:3, 3] = x, y, z
+    return pose
+
+
+# -- the parser --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "command", [[], ["demo"], ["collide"], ["raycast"], ["info"], ["bench"]]
+)
+def test_every_subcommand_has_help(capsys, command):
+    status, out, _ = run(capsys, *command, "--help")
+    assert status == 0
+    assert out.startswith("usage: hitbox")
+    if command and command != ["demo"]:
+        assert "--json" in out
+
+
+def test_version(capsys):
+    status, out, _ = run(capsys, "--version")
+    assert status == 0 and out.strip() == f"hitbox {hitbox.__version__}"
+
+
+def test_node_kinds_written_in_the_cli_match_the_library():
+    assert cli.NODE_KINDS == KINDS
+    assert cli.NODE == NODE
+
+
+def test_help_imports_no_kernels():
+    code = "import sys; from hitbox.cli import build_parser; build_parser(); " + (
+        "print(sorted(m for m in sys.modules if m.startswith(('numba', 'hitbox.bvh'))))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
+    assert done.stdout.strip() == "[]"
+
+
+def test_demo_rejects_an_unknown_section(capsys):
+    with pytest.raises(SystemExit, match="unknown section"):
+        cli.main(["demo", "--sections", "no-such-section"])
+
+
+@pytest.mark.parametrize(
+    "pose", ["1 2", "1 2 3 4 5 x", "nan 0 0 0 0 0", " ".join(["1"] * 16), "1 " * 15 + "2"]
+)
+def test_a_bad_pose_is_a_usage_error(capsys, folder, pose):
+    status, _, err = run(
+        capsys, "collide", folder / "box.obj", folder / "box.obj", f"--pose-b={pose}"
+    )
+    assert status == 2
+    assert "--pose-b" in err and "Traceback" not in err
+
+
+# -- collide -----------------------------------------------------------------------------
+
+
+def test_collide_finds_the_pairs_the_library_finds(capsys, folder):
+    a = files.load_mesh(folder / "torus.stl")
+    got = run_json(
+        capsys,
+        "collide",
+        folder / "torus.stl",
+        folder / "torus.stl",
+        "--pose-b",
+        "1.5 0 0 90 0 0",
+        "--all",
+    )
+    want = a.intersect(a, files.pose_matrix("1.5 0 0 90 0 0"), mode="all")
+    assert got["collide"] is True
+    assert got["n_pairs"] == want.shape[1] > 0
+    assert got["pairs"] == want.T.tolist()
+    assert got["a"]["faces"] == got["b"]["faces"] == a.n_faces
+    assert got["time"]["query_s"] > 0 and got["time"]["repeats"] >= 1
+
+
+def test_collide_uses_the_relative_pose(capsys, folder):
+    """Moving both meshes by the same pose changes nothing (away from exact touching,
+    where rounding in the composed poses may decide)."""
+    both = "3 -1 2 10 20 30"
+    offset = "0.37 0.11 -0.05 7 3 11"
+    moved = files.pose_matrix(both) @ files.pose_matrix(offset)
+    sixteen = " ".join(map(str, moved.ravel()))
+    placed = run_json(
+        capsys,
+        "collide",
+        folder / "box.obj",
+        folder / "ball.ply",
+        "--pose-a",
+        both,
+        "--pose-b",
+        sixteen,
+        "--all",
+    )
+    same = run_json(
+        capsys,
+        "collide",
+        folder / "box.obj",
+        folder / "ball.ply",
+        "--pose-b",
+        offset,
+        "--all",
+    )
+    assert placed["collide"] is True
+    assert placed["pairs"] == same["pairs"]
+
+
+def test_collide_apart_and_any_mode(capsys, folder):
+    got = run_json(
+        capsys,
+        "collide",
+        folder / "ball.ply",
+        folder / "capsule.glb",
+        "--pose-b=5,0,0,0,0,0",
+        "--node",
+        "sphere",
+    )
+    assert got["collide"] is False
+    assert got["mode"] == "any" and got["node"] == "sphere"
+    assert "pairs" not in got
+
+
+def test_collide_prints_a_summary_and_writes_a_view(capsys, folder, tmp_path):
+    out = tmp_path / "view.html"
+    status, text, _ = run(
+        capsys,
+        "collide",
+        folder / "torus.stl",
+        folder / "cylinder.off",
+        "--pose-b",
+        "1 0 0 0 0 0",
+        "--view",
+        out,
+        "--depth",
+        "2",
+    )
+    assert status == 0
+    assert "collide: yes" in text and f"wrote {out}" in text
+    page = out.read_text()
+    assert "hitbox-data" in page and "cylinder.off" in page
+
+
+# -- raycast -----------------------------------------------------------------------------
+
+
+def test_raycast_counts_the_hits_of_known_rays(capsys, folder, tmp_path):
+    """Five rays straight down onto the unit box hit it, five beside it miss."""
+    xy = np.column_stack([np.linspace(-0.4, 0.4, 5), np.zeros(5)])
+    hit = np.column_stack([xy, np.full(5, 3.0), np.tile([0.0, 0, -1], (5, 1))])
+    miss = hit + [2.0, 0, 0, 0, 0, 0]
+    path = tmp_path / "rays.npy"
+    np.save(path, np.concatenate([hit, miss]))
+    got = run_json(capsys, "raycast", folder / "box.obj", "--from-npy", path)
+    assert (got["rays"], got["hits"]) == (10, 5)
+    assert got["mean_t"] == pytest.approx(2.5)
+    assert got["rays_per_s"] > 0
+
+
+def test_random_rays_match_the_library(capsys, folder):
+    got = run_json(
+        capsys,
+        "raycast",
+        folder / "torus.stl",
+        "--rays",
+        "5000",
+        "--seed",
+        "3",
+        "--mode",
+        "any",
+        "--node",
+        "aabb",
+    )
+    mesh = files.load_mesh(folder / "torus.stl", node="aabb")
+    origins, directions = cli._random_rays(mesh.vertices, 5000, 3)
+    assert got["hits"] == int(mesh.raycast(origins, directions).hit.sum()) > 0
+    status, text, _ = run(capsys, "raycast", folder / "torus.stl", "--rays", "1_000")
+    assert status == 0 and "rays/s" in text and "1,000" in text
+
+
+@pytest.mark.parametrize(
+    "rays, reason",
+    [
+        (np.zeros((4, 5)), "shape (N, 6)"),
+        (np.array([[0, 0, 0, np.nan, 0, 1.0]]), "NaN"),
+        (
+            np.array([[0, 0, 5, 0, 0, -1.0], [0, 0, 5, 0, 0, 0]]),
+            "ray 1 has a zero direction",
+        ),
+        (np.array([["a"] * 6]), "real-valued"),
+    ],
+)
+def test_bad_ray_files(capsys, folder, tmp_path, rays, reason):
+    path = tmp_path / "rays.npy"
+    np.save(path, rays)
+    status, out, err = run(capsys, "raycast", folder / "box.obj", "--from-npy", path)
+    assert status == 1 and not out
+    assert reason in err and err.count("\n") == 1
+
+
+def test_rays_options_exclude_each_other(capsys, folder):
+    status, _, err = run(
+        capsys, "raycast", folder / "box.obj", "--rays", "5", "--from-npy", "x.npy"
+    )
+    assert status == 2 and "not allowed" in err
+
+
+# -- info --------------------------------------------------------------------------------
+
+
+def test_info_reports_volumes_choice_and_trees(capsys, folder):
+    got = run_json(capsys, "info", folder / "ball.ply")
+    mesh = files.load_mesh(folder / "ball.ply")
+    assert (got["vertices"], got["faces"]) == (len(mesh.vertices), mesh.n_faces)
+    assert got["closed"] is True
+    assert set(got["volumes"]) == {"aabb", "sphere", "obb", "kdop14", "kdop18", "kdop26"}
+    ratios = [v["ratio"] for v in got["volumes"].values()]
+    assert min(ratios) == 1.0
+    assert got["volumes"]["aabb"]["volume"] == pytest.approx(np.prod(got["size"]))
+    assert got["choose"]["static"] == hitbox.mixed.choose(mesh.vertices)
+    assert got["choose"]["rotating"] == hitbox.mixed.choose(mesh.vertices, rotating=True)
+    assert list(got["trees"]) == list(KINDS)
+    for kind, tree in got["trees"].items():
+        built = mesh.with_tree(node=kind).bvh
+        assert (tree["nodes"], tree["depth"], tree["leaves"]) == (
+            built.n_nodes,
+            built.depth,
+            built.n_leaves,
+        )
+        assert tree["nodes"] == 2 * tree["leaves"] - 1
+
+
+def test_info_reads_every_format(capsys, folder):
+    for name, make in GOOD.items():
+        status, text, err = run(capsys, "info", folder / name)
+        assert status == 0, err
+        assert f"{len(make().faces):,} triangles" in text
+        assert "choose picks" in text
+
+
+def test_stl_corners_are_shared(folder):
+    """STL repeats each triangle's corners; the reader merges equal ones."""
+    vertices, faces = files.read_mesh(folder / "torus.stl")
+    assert len(vertices) == 40 * 12
+    assert cli._closed(faces)
+
+
+# -- bad files ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", list(BAD_REASON))
+@pytest.mark.parametrize("command", ["collide", "raycast", "info"])
+def test_a_bad_file_is_one_line_of_error(capsys, folder, command, name):
+    bad = folder / name
+    argv = [command, bad] if command != "collide" else [command, folder / "box.obj", bad]
+    if command == "raycast":
+        argv += ["--rays", "10"]
+    status, out, err = run(capsys, *argv)
+    assert status == 1
+    assert not out
+    assert err.count("\n") == 1, err
+    assert err.startswith(f"hitbox {command}: error: {bad}")
+    assert BAD_REASON[name] in err
+
+
+@pytest.mark.parametrize("name", list(BAD_REASON))
+def test_load_mesh_raises_file_error(folder, name):
+    with pytest.raises(files.FileError, match=BAD_REASON[name]):
+        files.load_mesh(folder / name)
+
+
+def test_a_folder_is_not_a_mesh(capsys, folder):
+    status, _, err = run(capsys, "info", folder)
+    assert status == 1 and "is a folder" in err
+
+
+def test_polygons_are_split_into_triangles(tmp_path):
+    path = tmp_path / "quad.obj"
+    path.write_text(OBJ_HEAD + "f 1 2 4 3\n")
+    mesh = files.load_mesh(path)
+    assert mesh.n_faces == 2
+
+
+# -- bench -------------------------------------------------------------------------------
+
+
+def test_bench_writes_csv_ratios_and_a_plot(capsys, tmp_path):
+    got = run_json(capsys, "bench", "obb", "--quick", "--out", tmp_path)
+    assert got["failed"] == {}
+    csv = Path(got["csv"]["obb"])
+    assert csv.parent == tmp_path and csv.read_text().startswith("bench,")
+    assert got["ratios"] and all(r["ratio"] > 0 for r in got["ratios"])
+    assert {r["peer"] for r in got["ratios"]} == {"numpy"}
+    assert Path(got["plot"]).stat().st_size > 1000
+    assert set(got["missing_peers"]) <= {"coal", "fcl", "trimesh", "pybullet"}
+
+
+def test_bench_against_filters_the_baselines(capsys, tmp_path):
+    got = run_json(
+        capsys, "bench", "obb", "--quick", "--out", tmp_path, "--against", "coal"
+    )
+    assert got["ratios"] == [] and got["plot"] is None
+    status, _, err = run(capsys, "bench", "--against", "numpy,bogus")
+    assert status == 2 and "peers are" in err
+
+
+def test_bench_rejects_an_unknown_benchmark(capsys):
+    status, _, err = run(capsys, "bench", "no_such_bench", "--quick")
+    assert status == 1 and "unknown benchmark" in err and "obb" in err
+
+
+def test_bench_outside_a_source_tree(capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(hitbox, "__file__", str(tmp_path / "a" / "b" / "__init__.py"))
+    status, out, err = run(capsys, "bench", "--quick")
+    assert status == 1 and not out
+    assert "no benchmarks/ folder" in err and err.count("\n") == 1
+
+
+# -- scene files and poses ---------------------------------------------------------------
+
+SCENE_TOML = """
+[[objects]]
+name = "left"
+file = "torus.stl"
+
+[[objects]]
+file = "torus.stl"
+pose = [3, 0, 0, 90, 0, 0]
+velocity = [-1, 0, 0]
+angular_velocity = [0, 0, 45]
+
+[[objects]]
+file = "box.obj"
+static = true
+node = "aabb"
+"""
+
+
+def test_scene_toml_and_json_read_the_same(folder):
+    (folder / "scene.toml").write_text(SCENE_TOML)
+    import tomllib
+
+    (folder / "scene.json").write_text(json.dumps(tomllib.loads(SCENE_TOML)))
+    for name in ("scene.toml", "scene.json"):
+        left, right, floor = files.load_scene(folder / name)
+        assert (left.name, right.name, floor.name) == ("left", "torus", "box")
+        assert left.mesh.bvh is right.mesh.bvh  # one file, one node kind: one tree
+        assert left.mesh is not right.mesh  # but objects of their own, for a Scene
+        assert floor.mesh.bvh.kind == "aabb" and floor.static
+        np.testing.assert_allclose(right.pose, files.pose_matrix("3 0 0 90 0 0"))
+        np.testing.assert_array_equal(right.velocity, [-1, 0, 0])
+        np.testing.assert_allclose(right.angular_velocity, [0, 0, np.pi / 4])
+        assert isinstance(left.mesh, TriangleMesh) and left.path == folder / "torus.stl"
+
+
+@pytest.mark.parametrize(
+    "text, reason",
+    [
+        ("objects = 3", "list 'objects'"),
+        ("objects = []", "no objects"),
+        ("[[objects]]\npose = [0, 0, 0, 0, 0, 0]", "needs 'file'"),
+        ('[[objects]]\nfile = "box.obj"\nspeed = 3', "unknown field"),
+        ('[[objects]]\nfile = "box.obj"\npose = [1, 2]', "objects[0].pose"),
+        ('[[objects]]\nfile = "box.obj"\nvelocity = [1, 2]', "objects[0].velocity"),
+        ('[[objects]]\nfile = "box.obj"\nstatic = true\nvelocity = [1, 0, 0]', "static"),
+        ('[[objects]]\nfile = "box.obj"\nnode = "cone"', "node must be one of"),
+        ('[[objects]]\nfile = "nan.obj"', "NaN"),
+        ("[[objects]\n", "not valid TOML"),
+    ],
+    ids=[
+        "not-a-list",
+        "no-objects",
+        "no-file",
+        "unknown-field",
+        "pose",
+        "velocity",
+        "static-moving",
+        "node",
+        "bad-mesh",
+        "syntax",
+    ],
+)
+def test_bad_scene_files(folder, tmp_path, text, reason):
+    for name in ("box.obj", "nan.obj"):
+        shutil.copy(folder / name, tmp_path / name)
+    path = tmp_path / "scene.toml"
+    path.write_text(text)
+    with pytest.raises(files.FileError, match=re.escape(reason)):
+        files.load_scene(path)
+
+
+def test_scene_from_file_runs_in_the_pipeline(folder, tmp_path):
+    """A ball falling onto a box at rest: the scene's steps find the first contact where
+    the distance says it must happen (t = 1.5 s: 2 units down at 1 unit/s, minus the
+    ball's radius 0.5)."""
+    shutil.copy(folder / "box.obj", tmp_path / "box.obj")
+    trimesh.creation.icosphere(2, radius=0.5).export(tmp_path / "ball.ply")
+    (tmp_path / "scene.json").write_text(
+        json.dumps(
+            {
+                "objects": [
+                    {"name": "floor", "file": "box.obj", "static": True},
+                    {
+                        "name": "ball",
+                        "file": "ball.ply",
+                        "pose": [0, 0, 2.5, 0, 0, 0],
+                        "velocity": [0, 0, -1],
+                        "angular_velocity": [0, 30, 0],
+                    },
+                ]
+            }
+        )
+    )
+    scene, ids = files.scene_from_file(tmp_path / "scene.json")
+    assert len(scene) == 2 and [scene.name(i) for i in ids] == ["floor", "ball"]
+    touching = [scene.step(0.05).pairs.shape[1] > 0 for _ in range(40)]
+    assert touching.index(True) + 1 == pytest.approx(30, abs=1)
+
+
+def test_pose_matrix_forms():
+    pose = files.pose_matrix("1 2 3 0 0 90")
+    np.testing.assert_allclose(pose[:3, 3], [1, 2, 3])
+    np.testing.assert_allclose(pose[:3, :3] @ [1, 0, 0], [0, 1, 0], atol=1e-15)
+    # R = Rz @ Ry @ Rx: x first. Turning x by 90 then z by 90 sends y to x.
+    both = files.pose_matrix([0, 0, 0, 90, 0, 90])
+    np.testing.assert_allclose(both[:3, :3] @ [0, 1, 0], [0, 0, 1], atol=1e-15)
+    np.testing.assert_allclose(both[:3, :3] @ [0, 0, 1], [1, 0, 0], atol=1e-15)
+    np.testing.assert_array_equal(files.pose_matrix(pose.tolist()), pose)
+    np.testing.assert_array_equal(
+        files.pose_matrix(",".join(map(str, pose.ravel()))), pose
+    )
+    with pytest.raises(ValueError, match="rigid"):
+        files.pose_matrix(np.diag([2.0, 1, 1, 1]))
+    with pytest.raises(ValueError, match="0 0 0 1"):
+        files.pose_matrix(np.ones(16))
+
+
+# -- the installed command ---------------------------------------------------------------
+
+
+def test_the_installed_entry_point(folder):
+    exe = shutil.which(
+        "hitbox",
+        path=os.pathsep.join(
+            [str(Path(sys.executable).parent), os.environ.get("PATH", "")]
+        ),
+    )
+    assert exe, "the 'hitbox' entry point is not installed (pip install -e .)"
+    done = subprocess.run(
+        [exe, "info", str(folder / "box.obj"), "--json"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["faces"] == 12
+    done = subprocess.run(
+        [exe, "info", str(folder / "nan.obj")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert done.stderr.strip().count("\n") == 0 and "NaN" in done.stderr
