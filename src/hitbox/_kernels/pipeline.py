@@ -1,0 +1,719 @@
+"""Kernels of the scene pipeline (SPEC §9): motion, world bounds, pretreatment, volumes,
+and the exact triangle tests of the mesh-against-plain-volume narrow phase.
+
+Objects are rows of flat per-object tables indexed by object id: ``rot (N, 3, 3)``,
+``trans (N, 3)``, model bounding spheres ``mc (N, 3)``, ``mr (N,)``, model boxes
+``mbox (N, 2, 3)``. Pairs are ``(2, n)`` object ids with row 0 < row 1. A pair's key is
+``i << 32 | j``, so keys sort as the pairs do.
+
+Every bound here errs outwards: world spheres and boxes are widened past rounding, and
+the triangle tests widen by a relative 1e-12 towards "touching" (touching counts).
+"""
+
+import math
+
+import numpy as np
+from numba import njit
+
+from hitbox._kernels.mixed import within
+from hitbox._kernels.obb import obb_overlap
+from hitbox._kernels.slabs import slab_overlap
+from hitbox._kernels.sphere import sphere_overlap
+
+#: Relative widening of world bounding spheres and boxes (far above rounding).
+PAD = 1e-9
+#: Relative slack of the exact triangle tests, towards "touching".
+REL_EPS = 1e-12
+#: Scheduled wake-up times are pulled this much (relatively) towards the present.
+WAKE_SAFETY = 1e-9
+
+#: Pretreatment verdicts of one pair.
+FILTERED, FAR, ASLEEP, SCHEDULED, BOXES_APART, CANDIDATE = 0, 1, 2, 3, 4, 5
+
+#: Per-object volume kinds, in mixed.KINDS order (sphere, aabb, kdop, obb).
+SPHERE, AABB, KDOP14, KDOP18, KDOP26, OBB = 0, 1, 2, 3, 4, 5
+
+
+# -- motion ------------------------------------------------------------------------------
+
+
+@njit(cache=True, nogil=True)
+def advance(rot, trans, vel, omega, acc, idx, dt, version):
+    """Move objects ``idx`` by ``dt`` (and count their ``version`` up): constant linear
+    acceleration, constant angular velocity (about the object's origin, in world axes).
+
+    trans += v dt + a dt^2 / 2, v += a dt, rot = exp([w] dt) rot by Rodrigues' formula
+    with 1 - cos written as 2 sin^2(theta / 2); then one Newton-Schulz step
+    (R <- 1.5 R - 0.5 R R^T R) keeps rot orthonormal to rounding over long runs.
+    """
+    half_dt2 = 0.5 * dt * dt
+    step = np.empty((3, 3))
+    out = np.empty((3, 3))
+    for o in idx:
+        version[o] += 1
+        for k in range(3):
+            trans[o, k] += vel[o, k] * dt + acc[o, k] * half_dt2
+            vel[o, k] += acc[o, k] * dt
+        wx, wy, wz = omega[o, 0], omega[o, 1], omega[o, 2]
+        speed = math.sqrt(wx * wx + wy * wy + wz * wz)
+        theta = speed * dt
+        if theta == 0.0:
+            continue
+        kx, ky, kz = wx / speed, wy / speed, wz / speed
+        s = math.sin(theta)
+        c1 = 2.0 * math.sin(0.5 * theta) ** 2
+        # R = I + s K + (1 - cos) K^2, K the cross-product matrix of the unit axis
+        step[0, 0] = 1.0 - c1 * (ky * ky + kz * kz)
+        step[1, 1] = 1.0 - c1 * (kx * kx + kz * kz)
+        step[2, 2] = 1.0 - c1 * (kx * kx + ky * ky)
+        step[0, 1] = -s * kz + c1 * kx * ky
+        step[1, 0] = s * kz + c1 * kx * ky
+        step[0, 2] = s * ky + c1 * kx * kz
+        step[2, 0] = -s * ky + c1 * kx * kz
+        step[1, 2] = -s * kx + c1 * ky * kz
+        step[2, 1] = s * kx + c1 * ky * kz
+        for r in range(3):
+            for c in range(3):
+                out[r, c] = (
+                    step[r, 0] * rot[o, 0, c]
+                    + step[r, 1] * rot[o, 1, c]
+                    + step[r, 2] * rot[o, 2, c]
+                )
+        _orthonormalise(out, rot[o])
+
+
+@njit(inline="always")
+def _orthonormalise(m, dest):
+    """dest = 1.5 m - 0.5 m m^T m: one Newton-Schulz step towards the nearest rotation."""
+    for r in range(3):
+        for c in range(3):
+            acc = 0.0
+            for k in range(3):
+                g = m[0, k] * m[0, c] + m[1, k] * m[1, c] + m[2, k] * m[2, c]
+                acc += m[r, k] * g
+            dest[r, c] = 1.5 * m[r, c] - 0.5 * acc
+
+
+# -- world bounds ------------------------------------------------------------------------
+
+
+@njit(cache=True, nogil=True)
+def world_bounds(
+    ids, version, bounds_version, rot, trans, mc, mr, mbox, grow, wc, wr, wbox, gbox
+):
+    """World bounding sphere and boxes of the objects in ``ids`` whose pose changed since
+    they were last computed (``bounds_version`` behind ``version``).
+
+    The sphere is the model sphere moved (rotation-invariant, SPEC §4), its radius widened
+    by PAD of the magnitudes involved. The box ``wbox`` is Arvo's box of the model box
+    (summed in ``_affine.apply``'s order, so it holds the transformed vertices bit for
+    bit), widened by PAD, then cut down to the sphere's box: each holds the object, so
+    their intersection does. ``gbox`` is that box grown by ``grow`` on every side (the
+    pretreatment's reach).
+    """
+    for o in ids:
+        if bounds_version[o] == version[o]:
+            continue
+        bounds_version[o] = version[o]
+        mag = mr[o]
+        for r in range(3):
+            x = trans[o, r] + rot[o, r, 0] * mc[o, 0] + rot[o, r, 1] * mc[o, 1]
+            x = x + rot[o, r, 2] * mc[o, 2]
+            wc[o, r] = x
+            mag = max(mag, abs(x), abs(trans[o, r]))
+        radius = mr[o] + PAD * mag
+        wr[o] = radius
+        for r in range(3):
+            lo = trans[o, r]
+            hi = trans[o, r]
+            for c in range(3):
+                m = rot[o, r, c]
+                u = m * mbox[o, 0, c]
+                w = m * mbox[o, 1, c]
+                lo = lo + min(u, w)
+                hi = hi + max(u, w)
+            pad = PAD * (abs(lo) + abs(hi) + mag)
+            lo = max(lo - pad, wc[o, r] - radius)
+            hi = min(hi + pad, wc[o, r] + radius)
+            wbox[o, 0, r] = lo
+            wbox[o, 1, r] = hi
+            reach = grow + PAD * (abs(lo) + abs(hi) + grow)
+            gbox[o, 0, r] = lo - reach
+            gbox[o, 1, r] = hi + reach
+
+
+@njit(cache=True, nogil=True)
+def refit_slabs(verts, rot, trans, axes, out):
+    """Slabs ``out (2, S)`` of the vertices moved by (rot, trans), along ``axes (S, 3)``,
+    widened by PAD of their magnitude (an AABB or a k-DOP refit, SPEC §6)."""
+    n_slabs = axes.shape[0]
+    for k in range(n_slabs):
+        out[0, k] = np.inf
+        out[1, k] = -np.inf
+    for v in range(len(verts)):
+        x, y, z = verts[v, 0], verts[v, 1], verts[v, 2]
+        px = trans[0] + rot[0, 0] * x + rot[0, 1] * y + rot[0, 2] * z
+        py = trans[1] + rot[1, 0] * x + rot[1, 1] * y + rot[1, 2] * z
+        pz = trans[2] + rot[2, 0] * x + rot[2, 1] * y + rot[2, 2] * z
+        for k in range(n_slabs):
+            p = axes[k, 0] * px + axes[k, 1] * py + axes[k, 2] * pz
+            out[0, k] = min(out[0, k], p)
+            out[1, k] = max(out[1, k], p)
+    for k in range(n_slabs):
+        pad = PAD * (abs(out[0, k]) + abs(out[1, k]))
+        out[0, k] -= pad
+        out[1, k] += pad
+
+
+# -- pretreatment and broad phase --------------------------------------------------------
+
+
+@njit(cache=True, nogil=True)
+def near_pairs_brute(dyn, stat, boxes, self_pairs):
+    """Every pair of a dynamic object with a dynamic (if ``self_pairs``) or a static one
+    whose ``boxes`` meet (closed); static-static pairs are never formed. Count, then
+    fill; rows i < j, unsorted."""
+    n_self = len(dyn) if self_pairs else 0
+    n = 0
+    for a in range(len(dyn)):
+        i = dyn[a]
+        for b in range(a + 1, n_self):
+            if slab_overlap(boxes, i, boxes, dyn[b]):
+                n += 1
+        for b in range(len(stat)):
+            if slab_overlap(boxes, i, boxes, stat[b]):
+                n += 1
+    out = np.empty((2, n), np.intp)
+    n = 0
+    for a in range(len(dyn)):
+        i = dyn[a]
+        for b in range(a + 1, n_self):
+            j = dyn[b]
+            if slab_overlap(boxes, i, boxes, j):
+                out[0, n] = min(i, j)
+                out[1, n] = max(i, j)
+                n += 1
+        for b in range(len(stat)):
+            j = stat[b]
+            if slab_overlap(boxes, i, boxes, j):
+                out[0, n] = min(i, j)
+                out[1, n] = max(i, j)
+                n += 1
+    return out
+
+
+@njit(inline="always")
+def _find(keys, key):
+    """Index of ``key`` in sorted ``keys``, or -1."""
+    lo = 0
+    hi = len(keys)
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if keys[mid] < key:
+            lo = mid + 1
+        else:
+            hi = mid
+    if lo < len(keys) and keys[lo] == key:
+        return lo
+    return -1
+
+
+@njit(inline="always")
+def time_to_close(gap, speed, accel):
+    """Least t >= 0 with speed t + accel t^2 / 2 >= gap (inf if never): the earliest time
+    two bodies whose separation shrinks at most that fast can close ``gap``."""
+    if accel > 0.0:
+        return 2.0 * gap / (speed + math.sqrt(speed * speed + 2.0 * accel * gap))
+    if speed > 0.0:
+        return gap / speed
+    return np.inf
+
+
+@njit(inline="always")
+def _bounds(o, vel, omega, acc, alpha, mc):
+    """Speed and acceleration bounds of object o's bounding-sphere centre.
+
+    The centre is a body point at distance |mc| from the rotation centre (the object's
+    origin), so |dc/dt| <= |v| + |w| |mc| and |d2c/dt2| <= |a| + alpha |mc|, where alpha
+    bounds |dw/dt|."""
+    arm = math.sqrt(mc[o, 0] ** 2 + mc[o, 1] ** 2 + mc[o, 2] ** 2)
+    v = math.sqrt(vel[o, 0] ** 2 + vel[o, 1] ** 2 + vel[o, 2] ** 2)
+    w = math.sqrt(omega[o, 0] ** 2 + omega[o, 1] ** 2 + omega[o, 2] ** 2)
+    a = math.sqrt(acc[o, 0] ** 2 + acc[o, 1] ** 2 + acc[o, 2] ** 2)
+    return v + w * arm, a + alpha[o] * arm
+
+
+@njit(inline="always")
+def _verdict(
+    i,
+    j,
+    group,
+    mask,
+    ignore_keys,
+    wc,
+    wr,
+    wbox,
+    vel,
+    omega,
+    acc,
+    alpha,
+    mc,
+    epoch,
+    sched_keys,
+    sched_wake,
+    sched_epoch,
+    now,
+    threshold,
+):
+    """(verdict, wake-up time) of pair (i, j); see :func:`pretreat`."""
+    key = (i << 32) | j
+    if (group[i] & mask[j]) == 0 or (group[j] & mask[i]) == 0:
+        return FILTERED, 0.0
+    if len(ignore_keys) and _find(ignore_keys, key) >= 0:
+        return FILTERED, 0.0
+    s = _find(sched_keys, key) if len(sched_keys) else -1
+    if s >= 0 and sched_epoch[s, 0] == epoch[i] and sched_epoch[s, 1] == epoch[j]:
+        if now < sched_wake[s]:
+            return ASLEEP, sched_wake[s]
+    dx = wc[i, 0] - wc[j, 0]
+    dy = wc[i, 1] - wc[j, 1]
+    dz = wc[i, 2] - wc[j, 2]
+    dist = math.sqrt(dx * dx + dy * dy + dz * dz)
+    gap = dist - wr[i] - wr[j]
+    # the rounding of dist and of the sum: a few ulps of the magnitudes
+    gap -= 4e-16 * (dist + wr[i] + wr[j]) + 1e-300
+    if gap > threshold:
+        return FAR, 0.0
+    if gap > 0.0:
+        si, ai = _bounds(i, vel, omega, acc, alpha, mc)
+        sj, aj = _bounds(j, vel, omega, acc, alpha, mc)
+        t = time_to_close(gap, si + sj, ai + aj)
+        return SCHEDULED, now + t * (1.0 - WAKE_SAFETY)
+    if slab_overlap(wbox, i, wbox, j):
+        return CANDIDATE, 0.0
+    return BOXES_APART, 0.0
+
+
+@njit(cache=True, nogil=True)
+def pretreat(
+    pairs,
+    group,
+    mask,
+    ignore_keys,
+    wc,
+    wr,
+    wbox,
+    vel,
+    omega,
+    acc,
+    alpha,
+    mc,
+    epoch,
+    sched_keys,
+    sched_wake,
+    sched_epoch,
+    now,
+    threshold,
+):
+    """Sort each near pair (sorted ``(2, n)``) into one verdict (SPEC §9 pretreatment,
+    then the box test).
+
+    FILTERED: groups and masks exclude it, or it is on the ignore list. ASLEEP: an earlier
+    step proved it cannot touch before its wake-up time > now, and neither object was
+    moved by hand since (epochs unchanged); nothing else is computed for it. FAR: its
+    bounding spheres are more than ``threshold`` apart. SCHEDULED: they are apart by a
+    gap 0 < gap <= threshold, so the pair sleeps until now + the least time in which the
+    gap can close (seed 003's lambda): the two centres approach at most at the sum of
+    their speed bounds, which grows at most at the sum of their acceleration bounds.
+    BOXES_APART / CANDIDATE: the spheres meet; the world boxes decide.
+
+    Returns (counts (6,) per verdict, candidates (2, m), and the new schedule: the sorted
+    keys, wake-up times and (epoch_i, epoch_j) of every ASLEEP or SCHEDULED pair).
+    """
+    n = pairs.shape[1]
+    verdict = np.empty(n, np.int8)
+    wake = np.empty(n)
+    counts = np.zeros(6, np.intp)
+    for q in range(n):
+        v, w = _verdict(
+            pairs[0, q],
+            pairs[1, q],
+            group,
+            mask,
+            ignore_keys,
+            wc,
+            wr,
+            wbox,
+            vel,
+            omega,
+            acc,
+            alpha,
+            mc,
+            epoch,
+            sched_keys,
+            sched_wake,
+            sched_epoch,
+            now,
+            threshold,
+        )
+        verdict[q] = v
+        wake[q] = w
+        counts[v] += 1
+    cand = np.empty((2, counts[CANDIDATE]), np.intp)
+    n_sleep = counts[ASLEEP] + counts[SCHEDULED]
+    keys = np.empty(n_sleep, np.int64)
+    wakes = np.empty(n_sleep)
+    epochs = np.empty((n_sleep, 2), np.int64)
+    c = 0
+    z = 0
+    for q in range(n):
+        i = pairs[0, q]
+        j = pairs[1, q]
+        if verdict[q] == CANDIDATE:
+            cand[0, c] = i
+            cand[1, c] = j
+            c += 1
+        elif verdict[q] == ASLEEP or verdict[q] == SCHEDULED:
+            keys[z] = (i << 32) | j
+            wakes[z] = wake[q]
+            epochs[z, 0] = epoch[i]
+            epochs[z, 1] = epoch[j]
+            z += 1
+    return counts, cand, keys, wakes, epochs
+
+
+# -- per-object volumes (the cross-kind pairs use hitbox._kernels.mixed's filters) ------
+
+
+@njit(cache=True, nogil=True)
+def world_volumes(
+    ids,
+    version,
+    vol_version,
+    is_mesh,
+    vkind,
+    rot,
+    trans,
+    wc,
+    wr,
+    sc,
+    sr,
+    sh,
+    sq,
+    sph_center,
+    sph_radius,
+    obb_center,
+    obb_half,
+    obb_rot,
+):
+    """Bring the sphere and OBB volumes of ``ids`` up to their pose; return the ids of
+    stale AABB and k-DOP volumes (refit from the vertices by the caller).
+
+    A mesh's sphere volume is its (padded) world bounding sphere; its OBB is the model
+    OBB ``(sc, sh, sq)`` moved exactly, widened by PAD. A plain sphere (centre ``sc``,
+    radius ``sr``) or box (``sc, sh, sq``) is moved exactly: it is its own volume, and the
+    shape the narrow phase tests.
+    """
+    slabs = np.empty(len(ids), np.intp)
+    n = 0
+    for o in ids:
+        if vol_version[o] == version[o]:
+            continue
+        kind = vkind[o]
+        if kind != SPHERE and kind != OBB:
+            slabs[n] = o
+            n += 1
+            continue
+        vol_version[o] = version[o]
+        if kind == SPHERE and is_mesh[o]:
+            for r in range(3):
+                sph_center[o, r] = wc[o, r]
+            sph_radius[o] = wr[o]
+            continue
+        mag = 0.0
+        for r in range(3):
+            x = trans[o, r] + rot[o, r, 0] * sc[o, 0] + rot[o, r, 1] * sc[o, 1]
+            x = x + rot[o, r, 2] * sc[o, 2]
+            mag = max(mag, abs(x))
+            if kind == SPHERE:
+                sph_center[o, r] = x
+            else:
+                obb_center[o, r] = x
+        if kind == SPHERE:
+            sph_radius[o] = sr[o]
+            continue
+        for r in range(3):
+            for c in range(3):
+                obb_rot[o, r, c] = (
+                    rot[o, r, 0] * sq[o, 0, c]
+                    + rot[o, r, 1] * sq[o, 1, c]
+                    + rot[o, r, 2] * sq[o, 2, c]
+                )
+        pad = PAD * (mag + sh[o, 0] + sh[o, 1] + sh[o, 2]) if is_mesh[o] else 0.0
+        for r in range(3):
+            obb_half[o, r] = sh[o, r] + pad
+    return slabs[:n]
+
+
+@njit(cache=True, nogil=True)
+def order_pairs(pairs, vkind):
+    """Each pair with its lower volume kind first, and its kind code ``8 ka + kb``:
+    (cand (2, n), code (n,), whether every code is the same)."""
+    n = pairs.shape[1]
+    cand = np.empty((2, n), np.intp)
+    code = np.empty(n, np.intp)
+    same = True
+    for q in range(n):
+        i = pairs[0, q]
+        j = pairs[1, q]
+        if vkind[i] > vkind[j]:
+            i, j = j, i
+        cand[0, q] = i
+        cand[1, q] = j
+        code[q] = 8 * vkind[i] + vkind[j]
+        if code[q] != code[0]:
+            same = False
+    return cand, code, same
+
+
+@njit(cache=True, nogil=True)
+def relative(rot, trans, i, j):
+    """The (4, 4) rigid map from object j's model frame into object i's:
+    inverse(pose_i) @ pose_j."""
+    out = np.zeros((4, 4))
+    d0 = trans[j, 0] - trans[i, 0]
+    d1 = trans[j, 1] - trans[i, 1]
+    d2 = trans[j, 2] - trans[i, 2]
+    for r in range(3):
+        for c in range(3):
+            out[r, c] = (
+                rot[i, 0, r] * rot[j, 0, c]
+                + rot[i, 1, r] * rot[j, 1, c]
+                + (rot[i, 2, r] * rot[j, 2, c])
+            )
+        out[r, 3] = rot[i, 0, r] * d0 + rot[i, 1, r] * d1 + rot[i, 2, r] * d2
+    out[3, 3] = 1.0
+    return out
+
+
+@njit(cache=True, nogil=True)
+def filter_spheres(s, cand, keep):
+    """keep[n]: do spheres cand[0, n] and cand[1, n] of one table overlap?"""
+    for n in range(cand.shape[1]):
+        keep[n] = sphere_overlap(s, cand[0, n], s, cand[1, n])
+
+
+@njit(cache=True, nogil=True)
+def filter_obbs(o, cand, keep):
+    """keep[n]: do OBBs cand[0, n] and cand[1, n] of one table overlap?"""
+    for n in range(cand.shape[1]):
+        keep[n] = obb_overlap(o, cand[0, n], o, cand[1, n])
+
+
+@njit(cache=True, nogil=True)
+def filter_slabs(a, b, n_slabs, cand, keep):
+    """keep[n]: do slab sets a[cand[0, n]] and b[cand[1, n]] meet on their first
+    ``n_slabs`` slabs? All of them for one kind; x, y, z (their boxes: conservative) for
+    k-DOPs of two different K."""
+    for n in range(cand.shape[1]):
+        i = cand[0, n]
+        j = cand[1, n]
+        ok = True
+        for k in range(n_slabs):
+            if max(a[i, 0, k], b[j, 0, k]) > min(a[i, 1, k], b[j, 1, k]):
+                ok = False
+                break
+        keep[n] = ok
+
+
+# -- exact triangle tests ----------------------------------------------------------------
+
+
+@njit(inline="always")
+def _closest_on_segment(px, py, pz, ax, ay, az, bx, by, bz):
+    """p minus its closest point on segment ab (RTCD §5.1.2); a point if a == b."""
+    ex, ey, ez = bx - ax, by - ay, bz - az
+    fx, fy, fz = px - ax, py - ay, pz - az
+    ee = ex * ex + ey * ey + ez * ez
+    t = 0.0
+    if ee > 0.0:
+        t = min(max((fx * ex + fy * ey + fz * ez) / ee, 0.0), 1.0)
+    dx, dy, dz = fx - t * ex, fy - t * ey, fz - t * ez
+    return dx, dy, dz
+
+
+@njit(inline="always")
+def triangle_sphere(tris, f, cx, cy, cz, r):
+    """Does triangle f touch the closed ball (c, r)? The closest point of the triangle
+    (RTCD §5.1.5 by regions: the plane when c projects inside, else the nearest edge),
+    then its distance within r; widened by REL_EPS. Degenerate triangles are segments
+    or points and take the edge branch."""
+    ax, ay, az = tris[f, 0, 0], tris[f, 0, 1], tris[f, 0, 2]
+    bx, by, bz = tris[f, 1, 0], tris[f, 1, 1], tris[f, 1, 2]
+    qx, qy, qz = tris[f, 2, 0], tris[f, 2, 1], tris[f, 2, 2]
+    mag = max(abs(ax), abs(ay), abs(az), abs(bx), abs(by), abs(bz), abs(qx), abs(qy))
+    mag = max(mag, abs(qz), abs(cx), abs(cy), abs(cz))
+    slack = r * (1.0 + REL_EPS) + REL_EPS * mag
+    # quick reject: the triangle's box
+    if (
+        min(ax, bx, qx) - cx > slack
+        or cx - max(ax, bx, qx) > slack
+        or min(ay, by, qy) - cy > slack
+        or cy - max(ay, by, qy) > slack
+        or min(az, bz, qz) - cz > slack
+        or cz - max(az, bz, qz) > slack
+    ):
+        return False
+    ux, uy, uz = bx - ax, by - ay, bz - az
+    vx, vy, vz = qx - ax, qy - ay, qz - az
+    nx = uy * vz - uz * vy
+    ny = uz * vx - ux * vz
+    nz = ux * vy - uy * vx
+    nn = nx * nx + ny * ny + nz * nz
+    if nn > 0.0:
+        # c projects inside iff it lies on the inner side of all three edge planes
+        s0 = _edge_side(ax, ay, az, bx, by, bz, cx, cy, cz, nx, ny, nz)
+        s1 = _edge_side(bx, by, bz, qx, qy, qz, cx, cy, cz, nx, ny, nz)
+        s2 = _edge_side(qx, qy, qz, ax, ay, az, cx, cy, cz, nx, ny, nz)
+        if s0 >= 0.0 and s1 >= 0.0 and s2 >= 0.0:
+            h = (cx - ax) * nx + (cy - ay) * ny + (cz - az) * nz
+            return abs(h) <= slack * math.sqrt(nn)
+    d0 = _closest_on_segment(cx, cy, cz, ax, ay, az, bx, by, bz)
+    d1 = _closest_on_segment(cx, cy, cz, bx, by, bz, qx, qy, qz)
+    d2 = _closest_on_segment(cx, cy, cz, qx, qy, qz, ax, ay, az)
+    return (
+        within(d0[0], d0[1], d0[2], slack)
+        or within(d1[0], d1[1], d1[2], slack)
+        or within(d2[0], d2[1], d2[2], slack)
+    )
+
+
+@njit(inline="always")
+def _edge_side(ax, ay, az, bx, by, bz, px, py, pz, nx, ny, nz):
+    """((b - a) x (p - a)) . n: >= 0 when p is on the inner side of edge ab."""
+    ex, ey, ez = bx - ax, by - ay, bz - az
+    fx, fy, fz = px - ax, py - ay, pz - az
+    return (ey * fz - ez * fy) * nx + (ez * fx - ex * fz) * ny + (ex * fy - ey * fx) * nz
+
+
+@njit(inline="always")
+def _axis_apart(p0, p1, p2, rad, scale):
+    """Projections p0..p2 of the triangle against the box's [-rad, rad]: apart beyond
+    the slack."""
+    slack = REL_EPS * (scale + rad)
+    return min(p0, p1, p2) > rad + slack or max(p0, p1, p2) < -rad - slack
+
+
+@njit(inline="always")
+def triangle_box(v0, v1, v2, e0, e1, e2):
+    """Does the triangle (in the box's frame) touch the closed box [-e, e]?
+
+    Akenine-Moller's separating-axis test (2001; RTCD §5.2.9): the nine cross products of
+    the box axes with the triangle's edges, the three box axes, the triangle's normal.
+    Closed, with a relative slack towards "touching". Zero axes (degenerate triangles,
+    edges along a box axis) project everything to 0 and cannot separate.
+    """
+    scale = max(
+        abs(v0[0]),
+        abs(v0[1]),
+        abs(v0[2]),
+        abs(v1[0]),
+        abs(v1[1]),
+        abs(v1[2]),
+        abs(v2[0]),
+        abs(v2[1]),
+        abs(v2[2]),
+    )
+    # the box's face normals: the triangle's box against the box
+    for k in range(3):
+        e = e0 if k == 0 else (e1 if k == 1 else e2)
+        if _axis_apart(v0[k], v1[k], v2[k], e, scale):
+            return False
+    f0 = (v1[0] - v0[0], v1[1] - v0[1], v1[2] - v0[2])
+    f1 = (v2[0] - v1[0], v2[1] - v1[1], v2[2] - v1[2])
+    f2 = (v0[0] - v2[0], v0[1] - v2[1], v0[2] - v2[2])
+    for m in range(3):
+        f = f0 if m == 0 else (f1 if m == 1 else f2)
+        # x axis cross f: (0, -f2, f1)
+        a1, a2 = -f[2], f[1]
+        p0 = a1 * v0[1] + a2 * v0[2]
+        p1 = a1 * v1[1] + a2 * v1[2]
+        p2 = a1 * v2[1] + a2 * v2[2]
+        rad = e1 * abs(a1) + e2 * abs(a2)
+        if _axis_apart(p0, p1, p2, rad, scale * (abs(a1) + abs(a2))):
+            return False
+        # y axis cross f: (f2, 0, -f0)
+        a0, a2 = f[2], -f[0]
+        p0 = a0 * v0[0] + a2 * v0[2]
+        p1 = a0 * v1[0] + a2 * v1[2]
+        p2 = a0 * v2[0] + a2 * v2[2]
+        rad = e0 * abs(a0) + e2 * abs(a2)
+        if _axis_apart(p0, p1, p2, rad, scale * (abs(a0) + abs(a2))):
+            return False
+        # z axis cross f: (-f1, f0, 0)
+        a0, a1 = -f[1], f[0]
+        p0 = a0 * v0[0] + a1 * v0[1]
+        p1 = a0 * v1[0] + a1 * v1[1]
+        p2 = a0 * v2[0] + a1 * v2[1]
+        rad = e0 * abs(a0) + e1 * abs(a1)
+        if _axis_apart(p0, p1, p2, rad, scale * (abs(a0) + abs(a1))):
+            return False
+    # the triangle's plane against the box
+    nx = f0[1] * f1[2] - f0[2] * f1[1]
+    ny = f0[2] * f1[0] - f0[0] * f1[2]
+    nz = f0[0] * f1[1] - f0[1] * f1[0]
+    d = nx * v0[0] + ny * v0[1] + nz * v0[2]
+    rad = e0 * abs(nx) + e1 * abs(ny) + e2 * abs(nz)
+    # n's rounding is absolute, about eps |f0| |f1|: a sliver's normal points anywhere,
+    # so the slack scales with the edges, not with |n| (a segment never separates here)
+    edges = (abs(f0[0]) + abs(f0[1]) + abs(f0[2])) * (
+        abs(f1[0]) + abs(f1[1]) + abs(f1[2])
+    )
+    return abs(d) <= rad + REL_EPS * (edges * scale + rad)
+
+
+@njit(inline="always")
+def _to_frame(tris, f, k, center, rot):
+    """Vertex k of triangle f in the box's frame: rot^T (v - center)."""
+    dx = tris[f, k, 0] - center[0]
+    dy = tris[f, k, 1] - center[1]
+    dz = tris[f, k, 2] - center[2]
+    return (
+        rot[0, 0] * dx + rot[1, 0] * dy + rot[2, 0] * dz,
+        rot[0, 1] * dx + rot[1, 1] * dy + rot[2, 1] * dz,
+        rot[0, 2] * dx + rot[1, 2] * dy + rot[2, 2] * dz,
+    )
+
+
+@njit(cache=True, nogil=True)
+def triangles_sphere(tris, faces, center, radius, first_only, hits):
+    """Faces (of ``faces``) whose triangle touches the ball; written to ``hits`` in the
+    order given. Returns how many (at most 1 with ``first_only``)."""
+    n = 0
+    cx, cy, cz = center[0], center[1], center[2]
+    for q in range(len(faces)):
+        f = faces[q]
+        if triangle_sphere(tris, f, cx, cy, cz, radius):
+            hits[n] = f
+            n += 1
+            if first_only:
+                break
+    return n
+
+
+@njit(cache=True, nogil=True)
+def triangles_box(tris, faces, center, half, rot, first_only, hits):
+    """Faces whose triangle touches the oriented box (center, half, rot); as above."""
+    n = 0
+    e0, e1, e2 = half[0], half[1], half[2]
+    for q in range(len(faces)):
+        f = faces[q]
+        v0 = _to_frame(tris, f, 0, center, rot)
+        v1 = _to_frame(tris, f, 1, center, rot)
+        v2 = _to_frame(tris, f, 2, center, rot)
+        if triangle_box(v0, v1, v2, e0, e1, e2):
+            hits[n] = f
+            n += 1
+            if first_only:
+                break
+    return n
