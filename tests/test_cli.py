@@ -554,3 +554,22 @@ def test_the_installed_entry_point(folder):
     )
     assert done.returncode == 1 and "Traceback" not in done.stderr
     assert done.stderr.strip().count("\n") == 0 and "NaN" in done.stderr
+
+
+def test_demo_runs_the_worked_examples_and_writes_the_view(tmp_path, capsys):
+    assert cli.main(["demo", "--sections", "worked examples,view", "--out", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "gap on x: 0.5" in out
+    assert "t = 0.16667" in out
+    assert (tmp_path / "view.html").stat().st_size > 100_000  # three.js is inlined
+
+
+def test_experiment_reports_identical_contacts_and_writes_its_files(tmp_path):
+    from hitbox import experiment
+
+    result = experiment.run(quick=True, out_dir=tmp_path, repeats=1, steps=12)
+    methods = {row["method"] for row in result["summary"]}
+    assert methods == set(experiment.METHODS)
+    assert all(row["mean_us"] > 0 for row in result["summary"])
+    for key in ("csv", "summary_csv", "png"):
+        assert result[key].exists()

@@ -24,12 +24,13 @@ LAYERS = {
     "broadphase": 5,
     "mesh": 6,
     "pipeline": 7,
-    "demo": 8,
+    "experiment": 8,
+    "demo": 9,
     "report": 8,
     "files": 8,
     "view": 8,
-    "cli": 9,
-    "__init__": 9,
+    "cli": 10,
+    "__init__": 10,
 }
 
 

@@ -7,6 +7,7 @@ nodes are moved on the fly (SPEC §8), never refitted from vertices.
 
 from typing import NamedTuple
 
+import numba
 import numpy as np
 
 from hitbox import _validate as v
@@ -24,6 +25,9 @@ RAY_MODES = ("closest", "any", "all")
 
 #: Default node kind: OBB trees descend least on meshes at arbitrary relative poses.
 NODE = "obb"
+#: Poses per call from which intersect_many runs in parallel (thread wake-up and the
+#: second walk of colliding poses cost more than they save below this).
+PARALLEL_MIN_POSES = 256
 
 
 class Contacts(NamedTuple):
@@ -216,7 +220,12 @@ class TriangleMesh:
         a, b = self._pair(other)
         rots, transes, _ = v.as_transforms(transforms, "transforms", rigid=True)
         counts = np.zeros(len(rots), np.intp)
-        flat = _collide.collide_many(*a._args, *b._args, rots, transes, mode == "any", counts)
+        kernel = (
+            _collide.collide_many
+            if len(rots) >= PARALLEL_MIN_POSES and numba.get_num_threads() > 1
+            else _collide.collide_many_serial
+        )
+        flat = kernel(*a._args, *b._args, rots, transes, mode == "any", counts)
         if mode == "any":
             return counts > 0
         faces = np.stack(

@@ -227,10 +227,10 @@ def sample_stats(boxes, step):
         ext[k] = np.median(col)
         for q in range(m):
             col[q] = boxes[rows[q], 0, k]
-        lo[k] = np.sort(col)[low]
+        lo[k] = np.partition(col, low)[low]
         for q in range(m):
             col[q] = boxes[rows[q], 1, k]
-        hi[k] = np.sort(col)[high]
+        hi[k] = np.partition(col, high)[high]
     return m, ext, lo, hi, n_live / max(n_seen, 1)
 
 
