@@ -24,7 +24,8 @@ def numpy_pairs(a, b, rows=None):
     for s in range(0, rows, chunk):
         A = a[s : min(s + chunk, rows), None]
         hit = np.all(
-            np.maximum(A[..., 0, :], b[None, :, 0, :]) <= np.minimum(A[..., 1, :], b[None, :, 1, :]),
+            np.maximum(A[..., 0, :], b[None, :, 0, :])
+            <= np.minimum(A[..., 1, :], b[None, :, 1, :]),
             axis=-1,
         )
         i, j = np.nonzero(hit)
@@ -44,7 +45,9 @@ def run(quick=False):
         t_np, m_np = measure(lambda a=a, b=b, s=sample: numpy_pairs(a, b, s), repeats=3)
         scale = n / sample
         if sample == n:
-            assert np.array_equal(got, numpy_pairs(a, b)[:, np.lexsort(numpy_pairs(a, b)[::-1])])
+            assert np.array_equal(
+                got, numpy_pairs(a, b)[:, np.lexsort(numpy_pairs(a, b)[::-1])]
+            )
         rows.append(
             {
                 "bench": "aabb_overlap_pairs",
@@ -53,7 +56,9 @@ def run(quick=False):
                 "hitbox_min_s": t_hb,
                 "hitbox_median_s": m_hb,
                 "numpy_min_s": t_np * scale,
-                "numpy_note": "measured" if scale == 1 else f"{sample} rows, scaled x{scale:g}",
+                "numpy_note": "measured"
+                if scale == 1
+                else f"{sample} rows, scaled x{scale:g}",
                 "speedup_vs_numpy": t_np * scale / t_hb,
             }
         )
@@ -62,7 +67,9 @@ def run(quick=False):
     a = a.reshape(n, 2, 3).copy()
     t_hb, m_hb = measure(lambda: hb.aabb.overlap(a, b))
     t_np, _ = measure(
-        lambda: np.all(np.maximum(a[:, 0], b[:, 0]) <= np.minimum(a[:, 1], b[:, 1]), axis=1),
+        lambda: np.all(
+            np.maximum(a[:, 0], b[:, 0]) <= np.minimum(a[:, 1], b[:, 1]), axis=1
+        ),
         repeats=3,
     )
     bytes_in = a.nbytes + b.nbytes + n  # two box arrays read, one bool per pair written

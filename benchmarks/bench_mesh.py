@@ -51,7 +51,11 @@ def make_poses(mesh_a, mesh_b, n, seed=0):
             mid = 0.5 * (lo + hi)
             lo, hi = (mid, hi) if mesh_a.intersect(mesh_b, pose(mid)) else (lo, mid)
         kind = len(out) % 3
-        s = {0: lo * rng.uniform(0.3, 0.9), 1: hi * (1 + rng.uniform(0.005, 0.05)), 2: reach}[kind]
+        s = {
+            0: lo * rng.uniform(0.3, 0.9),
+            1: hi * (1 + rng.uniform(0.005, 0.05)),
+            2: reach,
+        }[kind]
         T = pose(s)
         if kind != 0 and mesh_a.intersect(mesh_b, T):
             continue
@@ -121,12 +125,23 @@ def _scene_rows(name, va, fa, vb, fb, n_poses, quick):
     req_coal_all.num_max_contacts = 1_000_000
 
     def coal_any(T):
-        return coal.collide(ca, identity, cb, coal.Transform3s(T[:3, :3], T[:3, 3]),
-                            req_coal_any, coal.CollisionResult()) > 0
+        return (
+            coal.collide(
+                ca,
+                identity,
+                cb,
+                coal.Transform3s(T[:3, :3], T[:3, 3]),
+                req_coal_any,
+                coal.CollisionResult(),
+            )
+            > 0
+        )
 
     def coal_all(T):
         res = coal.CollisionResult()
-        coal.collide(ca, identity, cb, coal.Transform3s(T[:3, :3], T[:3, 3]), req_coal_all, res)
+        coal.collide(
+            ca, identity, cb, coal.Transform3s(T[:3, :3], T[:3, 3]), req_coal_all, res
+        )
         return res
 
     fcl_answers = np.array([fcl_any(T) for T in poses])
@@ -137,11 +152,16 @@ def _scene_rows(name, va, fa, vb, fb, n_poses, quick):
         answers = np.array([a.intersect(b, T) for T in poses])
         assert np.array_equal(answers, fcl_answers), f"{k}: any disagrees with python-fcl"
         t_any = _per_pose(lambda T, a=a, b=b: a.intersect(b, T), poses)
-        row = {"scene": name, "query": "any, one pose per call", "node": k,
-               "hitbox_us": t_any.mean() * 1e6, "fcl_us": t_fcl.mean() * 1e6,
-               "coal_us": t_coal.mean() * 1e6,
-               "ratio_vs_fcl": t_fcl.mean() / t_any.mean(),
-               "ratio_vs_coal": t_coal.mean() / t_any.mean()}
+        row = {
+            "scene": name,
+            "query": "any, one pose per call",
+            "node": k,
+            "hitbox_us": t_any.mean() * 1e6,
+            "fcl_us": t_fcl.mean() * 1e6,
+            "coal_us": t_coal.mean() * 1e6,
+            "ratio_vs_fcl": t_fcl.mean() / t_any.mean(),
+            "ratio_vs_coal": t_coal.mean() / t_any.mean(),
+        }
         for kind in ("colliding", "near", "apart"):
             sel = kinds == kind
             row[f"hitbox_{kind}_us"] = t_any[sel].mean() * 1e6
@@ -159,10 +179,17 @@ def _scene_rows(name, va, fa, vb, fb, n_poses, quick):
             for res, p in zip(coal_sets, pairs, strict=True)
         )
         t_all = _per_pose(lambda T, a=a, b=b: a.intersect(b, T, mode="all"), colliding, 2)
-        rows.append({"scene": name, "query": "all, colliding poses", "node": k,
-                     "hitbox_us": t_all.mean() * 1e6, "coal_us": t_coal_all.mean() * 1e6,
-                     "ratio_vs_coal": t_coal_all.mean() / t_all.mean(),
-                     "pair_sets_equal_to_coal": f"{same}/{len(colliding)}"})
+        rows.append(
+            {
+                "scene": name,
+                "query": "all, colliding poses",
+                "node": k,
+                "hitbox_us": t_all.mean() * 1e6,
+                "coal_us": t_coal_all.mean() * 1e6,
+                "ratio_vs_coal": t_coal_all.mean() / t_all.mean(),
+                "pair_sets_equal_to_coal": f"{same}/{len(colliding)}",
+            }
+        )
 
     # many poses in one call vs a Python loop over python-fcl
     for k in ("obb", "aabb"):
@@ -170,14 +197,20 @@ def _scene_rows(name, va, fa, vb, fb, n_poses, quick):
         t_many, _ = measure(lambda a=a, b=b: a.intersect_many(b, poses), repeats=5)
         many = a.intersect_many(b, poses)
         assert np.array_equal(many, fcl_answers)
-        rows.append({"scene": name, "query": f"any, {len(poses)} poses in one call", "node": k,
-                     "hitbox_us": t_many / len(poses) * 1e6, "fcl_us": t_fcl.mean() * 1e6,
-                     "ratio_vs_fcl": t_fcl.mean() / (t_many / len(poses))})
+        rows.append(
+            {
+                "scene": name,
+                "query": f"any, {len(poses)} poses in one call",
+                "node": k,
+                "hitbox_us": t_many / len(poses) * 1e6,
+                "fcl_us": t_fcl.mean() * 1e6,
+                "ratio_vs_fcl": t_fcl.mean() / (t_many / len(poses)),
+            }
+        )
     return rows
 
 
 def _build_rows(sizes):
-    import coal
 
     rows = []
     for n in sizes:
@@ -188,10 +221,19 @@ def _build_rows(sizes):
             BVH.build(tris[:64], node=kind)
         t_coal, _ = measure(lambda v=v, f=f: _coal_model(v, f), repeats=3)
         for kind in ("aabb", "obb"):
-            t_hb, _ = measure(lambda tris=tris, kind=kind: BVH.build(tris, node=kind), repeats=3)
-            rows.append({"query": "build", "triangles": len(f), "node": kind,
-                         "hitbox_s": t_hb, "coal_obbrss_s": t_coal,
-                         "ratio_vs_coal": t_coal / t_hb})
+            t_hb, _ = measure(
+                lambda tris=tris, kind=kind: BVH.build(tris, node=kind), repeats=3
+            )
+            rows.append(
+                {
+                    "query": "build",
+                    "triangles": len(f),
+                    "node": kind,
+                    "hitbox_s": t_hb,
+                    "coal_obbrss_s": t_coal,
+                    "ratio_vs_coal": t_coal / t_hb,
+                }
+            )
         try:
             import embreex  # noqa: F401
             import trimesh
@@ -220,8 +262,12 @@ def _ray_rows(n_tris, n_rays):
     mesh.raycast(origins[:5000], directions[:5000])
     t_hb, _ = measure(lambda: mesh.raycast(origins, directions), repeats=3)
     hits = mesh.raycast(origins, directions)
-    row = {"query": f"{n_rays:,} rays, closest hit", "triangles": len(f),
-           "hitbox_rays_per_s": n_rays / t_hb, "hit_fraction": hits.hit.mean()}
+    row = {
+        "query": f"{n_rays:,} rays, closest hit",
+        "triangles": len(f),
+        "hitbox_rays_per_s": n_rays / t_hb,
+        "hit_fraction": hits.hit.mean(),
+    }
     try:
         from embreex import rtcore_scene
         from embreex.mesh_construction import TriangleMesh as EmbreeMesh
@@ -247,7 +293,7 @@ def _ray_rows(n_tris, n_rays):
             lambda: inter.intersects_first(origins[:k], directions[:k]), repeats=2
         )
         row["trimesh_embree_rays_per_s"] = k / t_tm
-        row["ratio_vs_trimesh_embree"] = (k / t_tm and (n_rays / t_hb) / (k / t_tm))
+        row["ratio_vs_trimesh_embree"] = k / t_tm and (n_rays / t_hb) / (k / t_tm)
     except ImportError:
         pass
     return [row]

@@ -63,8 +63,12 @@ def _fmt(value):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("names", nargs="*", help=f"benchmarks to run: {', '.join(available())}")
-    parser.add_argument("--quick", action="store_true", help="small sizes, for a smoke run")
+    parser.add_argument(
+        "names", nargs="*", help=f"benchmarks to run: {', '.join(available())}"
+    )
+    parser.add_argument(
+        "--quick", action="store_true", help="small sizes, for a smoke run"
+    )
     parser.add_argument("--out", help="folder for the CSV files")
     args = parser.parse_args(argv)
     names = args.names or available()

@@ -12,7 +12,9 @@ def box_overlap(a, b):
         if np.any(x[0] > x[1]) or np.any(y[0] > y[1]):
             out.append(False)
             continue
-        out.append(all(x[0, k] <= y[1, k] and y[0, k] <= x[1, k] for k in range(a.shape[2])))
+        out.append(
+            all(x[0, k] <= y[1, k] and y[0, k] <= x[1, k] for k in range(a.shape[2]))
+        )
     return np.array(out, dtype=bool)
 
 
@@ -20,7 +22,8 @@ def overlap_pairs(a, b):
     """All overlapping pairs by broadcasting (empty boxes overlap nothing)."""
     A, B = a[:, None], b[None, :]
     hit = np.all(
-        np.maximum(A[..., 0, :], B[..., 0, :]) <= np.minimum(A[..., 1, :], B[..., 1, :]), axis=-1
+        np.maximum(A[..., 0, :], B[..., 0, :]) <= np.minimum(A[..., 1, :], B[..., 1, :]),
+        axis=-1,
     )
     return np.array(np.nonzero(hit), dtype=np.intp).reshape(2, -1)
 

@@ -31,7 +31,9 @@ def boxes(draw, n=None, dim=None, elements=None, allow_empty=True, min_n=0, max_
 @st.composite
 def points(draw, n=None, dim=3, elements=None, min_n=0, max_n=12):
     n = n if n is not None else draw(st.integers(min_n, max_n))
-    return draw(hnp.arrays(np.float64, (n, dim), elements=grid if elements is None else elements))
+    return draw(
+        hnp.arrays(np.float64, (n, dim), elements=grid if elements is None else elements)
+    )
 
 
 def rotation(rng):

@@ -47,14 +47,18 @@ def test_empty_box_conventions():
     assert hb.aabb.overlap(e, everything) is False  # max(lo) <= min(hi) rejects this
     assert hb.aabb.overlap(everything, everything) is True
     assert hb.aabb.volume(e) == 0.0
-    assert hb.aabb.overlap_pairs(np.array([e, everything]), np.array([e, everything])).tolist() == [
+    assert hb.aabb.overlap_pairs(
+        np.array([e, everything]), np.array([e, everything])
+    ).tolist() == [
         [1],
         [1],
     ]
     box = np.array([[0.0, 1, 2], [3, 4, 5]])
     np.testing.assert_array_equal(hb.aabb.union(box, e), box)
     # lo > hi on one axis only is still the empty box, made canonical
-    np.testing.assert_array_equal(hb.aabb.union(np.array([[0, 2.0], [1, 1.0]]), e[:, :2]), e[:, :2])
+    np.testing.assert_array_equal(
+        hb.aabb.union(np.array([[0, 2.0], [1, 1.0]]), e[:, :2]), e[:, :2]
+    )
 
 
 def test_touching_faces_edges_corners_overlap():
@@ -88,7 +92,9 @@ def test_overlap_pairs_matches_brute_force(a, data):
     expected = oracles.overlap_pairs(a, b)
     np.testing.assert_array_equal(hb.aabb.overlap_pairs(a, b), expected)
     np.testing.assert_array_equal(hb.aabb.overlap_pairs_brute(a, b), expected)
-    np.testing.assert_array_equal(hb.aabb.overlap_pairs(b, a), expected[::-1][:, np.lexsort(expected)])
+    np.testing.assert_array_equal(
+        hb.aabb.overlap_pairs(b, a), expected[::-1][:, np.lexsort(expected)]
+    )
 
 
 @given(boxes(max_n=30), st.data())
@@ -98,7 +104,9 @@ def test_tree_path_matches_brute_force(a, data):
     saved = hb.aabb.SWEEP_MAX
     hb.aabb.SWEEP_MAX = 0
     try:
-        np.testing.assert_array_equal(hb.aabb.overlap_pairs(a, b), oracles.overlap_pairs(a, b))
+        np.testing.assert_array_equal(
+            hb.aabb.overlap_pairs(a, b), oracles.overlap_pairs(a, b)
+        )
     finally:
         hb.aabb.SWEEP_MAX = saved
 
@@ -106,7 +114,9 @@ def test_tree_path_matches_brute_force(a, data):
 @given(boxes(max_n=20, elements=wide, dim=3), st.data())
 def test_overlap_pairs_huge_and_tiny_coordinates(a, data):
     b = data.draw(boxes(max_n=20, elements=wide, dim=3))
-    np.testing.assert_array_equal(hb.aabb.overlap_pairs(a, b), oracles.overlap_pairs(a, b))
+    np.testing.assert_array_equal(
+        hb.aabb.overlap_pairs(a, b), oracles.overlap_pairs(a, b)
+    )
 
 
 @given(boxes(max_n=20), st.data())
@@ -146,8 +156,12 @@ def test_union_and_intersection_match_oracle(a, data):
     b = data.draw(boxes(n=len(a), dim=a.shape[2]))
     u, x = hb.aabb.union(a, b), hb.aabb.intersection(a, b)
     for i in range(len(a)):
-        pts = [oracles.corners(box) for box in (a[i], b[i]) if not np.any(box[0] > box[1])]
-        expected = oracles.box_of_points(np.concatenate(pts) if pts else np.zeros((0, a.shape[2])))
+        pts = [
+            oracles.corners(box) for box in (a[i], b[i]) if not np.any(box[0] > box[1])
+        ]
+        expected = oracles.box_of_points(
+            np.concatenate(pts) if pts else np.zeros((0, a.shape[2]))
+        )
         np.testing.assert_array_equal(u[i], expected)
         overlapping = oracles.box_overlap(a[i : i + 1], b[i : i + 1])[0]
         assert hb.aabb.is_empty(x[i]) == (not overlapping)

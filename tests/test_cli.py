@@ -557,7 +557,10 @@ def test_the_installed_entry_point(folder):
 
 
 def test_demo_runs_the_worked_examples_and_writes_the_view(tmp_path, capsys):
-    assert cli.main(["demo", "--sections", "worked examples,view", "--out", str(tmp_path)]) == 0
+    assert (
+        cli.main(["demo", "--sections", "worked examples,view", "--out", str(tmp_path)])
+        == 0
+    )
     out = capsys.readouterr().out
     assert "gap on x: 0.5" in out
     assert "t = 0.16667" in out

@@ -62,8 +62,16 @@ CASES = {
     "aabb.radius": (hb.aabb.radius, lambda n: (boxes(n),), "row"),
     "aabb.volume": (hb.aabb.volume, lambda n: (boxes(n),), "scalar"),
     "aabb.corners": (hb.aabb.corners, lambda n: (boxes(n),), "row"),
-    "aabb.contains_points": (hb.aabb.contains_points, lambda n: (boxes(n), points(n)), "scalar"),
-    "aabb.closest_points": (hb.aabb.closest_points, lambda n: (boxes(n), points(n)), "row"),
+    "aabb.contains_points": (
+        hb.aabb.contains_points,
+        lambda n: (boxes(n), points(n)),
+        "scalar",
+    ),
+    "aabb.closest_points": (
+        hb.aabb.closest_points,
+        lambda n: (boxes(n), points(n)),
+        "row",
+    ),
     "aabb.overlap": (hb.aabb.overlap, lambda n: (boxes(n), boxes(n)), "scalar"),
     "aabb.overlap_pairs": (hb.aabb.overlap_pairs, lambda n: (boxes(n), boxes(n)), None),
     "aabb.overlap_pairs_brute": (
@@ -83,7 +91,11 @@ CASES = {
         lambda n: (kdops(n), kdops(n)),
         None,
     ),
-    "kdop.contains_points": (hb.kdop.contains_points, lambda n: (kdops(n), points(n)), "scalar"),
+    "kdop.contains_points": (
+        hb.kdop.contains_points,
+        lambda n: (kdops(n), points(n)),
+        "scalar",
+    ),
     "kdop.vertices": (hb.kdop.vertices, lambda n: (kdops(n),), "row"),
     "kdop.transform": (hb.kdop.transform, lambda n: (kdops(n), M), "row"),
     "sphere.fit": (hb.sphere.fit, lambda n: (groups(n),), "tuple"),
@@ -92,7 +104,11 @@ CASES = {
     "sphere.cover": (hb.sphere.cover, lambda n: (boxes(n), 3), None),
     "sphere.union": (hb.sphere.union, lambda n: (spheres(n), spheres(n)), "tuple"),
     "sphere.overlap": (hb.sphere.overlap, lambda n: (spheres(n), spheres(n)), "scalar"),
-    "sphere.overlap_pairs": (hb.sphere.overlap_pairs, lambda n: (spheres(n), spheres(n)), None),
+    "sphere.overlap_pairs": (
+        hb.sphere.overlap_pairs,
+        lambda n: (spheres(n), spheres(n)),
+        None,
+    ),
     "sphere.overlap_pairs_brute": (
         hb.sphere.overlap_pairs_brute,
         lambda n: (spheres(n), spheres(n)),
@@ -112,14 +128,26 @@ CASES = {
     "obb.is_empty": (hb.obb.is_empty, lambda n: (obbs(n),), "scalar"),
     "obb.volume": (hb.obb.volume, lambda n: (obbs(n),), "scalar"),
     "obb.corners": (hb.obb.corners, lambda n: (obbs(n),), "row"),
-    "obb.contains_points": (hb.obb.contains_points, lambda n: (obbs(n), points(n)), "scalar"),
+    "obb.contains_points": (
+        hb.obb.contains_points,
+        lambda n: (obbs(n), points(n)),
+        "scalar",
+    ),
     "obb.closest_points": (hb.obb.closest_points, lambda n: (obbs(n), points(n)), "row"),
     "obb.overlap": (hb.obb.overlap, lambda n: (obbs(n), obbs(n)), "scalar"),
     "obb.overlap_pairs": (hb.obb.overlap_pairs, lambda n: (obbs(n), obbs(n)), None),
-    "obb.overlap_pairs_brute": (hb.obb.overlap_pairs_brute, lambda n: (obbs(n), obbs(n)), None),
+    "obb.overlap_pairs_brute": (
+        hb.obb.overlap_pairs_brute,
+        lambda n: (obbs(n), obbs(n)),
+        None,
+    ),
     "obb.transform": (hb.obb.transform, lambda n: (obbs(n), M), "tuple"),
     "mixed.overlap": (hb.mixed.overlap, lambda n: (spheres(n), obbs(n)), "scalar"),
-    "mixed.overlap_pairs": (hb.mixed.overlap_pairs, lambda n: (kdops(n), spheres(n)), None),
+    "mixed.overlap_pairs": (
+        hb.mixed.overlap_pairs,
+        lambda n: (kdops(n), spheres(n)),
+        None,
+    ),
     "mixed.overlap_sphere_aabb": (
         hb.mixed.overlap_sphere_aabb,
         lambda n: (spheres(n), boxes(n)),
@@ -140,17 +168,41 @@ CASES = {
         lambda n: (boxes(n), kdops(n)),
         "scalar",
     ),
-    "mixed.overlap_aabb_obb": (hb.mixed.overlap_aabb_obb, lambda n: (boxes(n), obbs(n)), "scalar"),
-    "mixed.overlap_kdop_obb": (hb.mixed.overlap_kdop_obb, lambda n: (kdops(n), obbs(n)), "scalar"),
+    "mixed.overlap_aabb_obb": (
+        hb.mixed.overlap_aabb_obb,
+        lambda n: (boxes(n), obbs(n)),
+        "scalar",
+    ),
+    "mixed.overlap_kdop_obb": (
+        hb.mixed.overlap_kdop_obb,
+        lambda n: (kdops(n), obbs(n)),
+        "scalar",
+    ),
     "mixed.enclosing_boxes": (hb.mixed.enclosing_boxes, lambda n: (obbs(n),), "row"),
     "mixed.choose": (hb.mixed.choose, lambda n: (points(max(n, 1)),), None),
     "mixed.choose_report": (hb.mixed.choose_report, lambda n: (points(max(n, 1)),), None),
     "ray.segments": (hb.ray.segments, lambda n: (points(n), points(n) + 1), None),
-    "ray.cast_aabb": (hb.ray.cast_aabb, lambda n: (boxes(n), RAY_O(n), RAY_D(n)), "tuple"),
-    "ray.cast_sphere": (hb.ray.cast_sphere, lambda n: (spheres(n), RAY_O(n), RAY_D(n)), "tuple"),
+    "ray.cast_aabb": (
+        hb.ray.cast_aabb,
+        lambda n: (boxes(n), RAY_O(n), RAY_D(n)),
+        "tuple",
+    ),
+    "ray.cast_sphere": (
+        hb.ray.cast_sphere,
+        lambda n: (spheres(n), RAY_O(n), RAY_D(n)),
+        "tuple",
+    ),
     "ray.cast_obb": (hb.ray.cast_obb, lambda n: (obbs(n), RAY_O(n), RAY_D(n)), "tuple"),
-    "ray.cast_kdop": (hb.ray.cast_kdop, lambda n: (kdops(n), RAY_O(n), RAY_D(n)), "tuple"),
-    "sweep.aabb_aabb": (hb.sweep.aabb_aabb, lambda n: (boxes(n), boxes(n) + 4, points(n)), "tuple"),
+    "ray.cast_kdop": (
+        hb.ray.cast_kdop,
+        lambda n: (kdops(n), RAY_O(n), RAY_D(n)),
+        "tuple",
+    ),
+    "sweep.aabb_aabb": (
+        hb.sweep.aabb_aabb,
+        lambda n: (boxes(n), boxes(n) + 4, points(n)),
+        "tuple",
+    ),
     "sweep.sphere_sphere": (
         hb.sweep.sphere_sphere,
         lambda n: (spheres(n), spheres(n), points(n)),
@@ -172,7 +224,11 @@ CASES = {
         lambda n: (tris(n), tris(n)),
         None,
     ),
-    "triangle.raycast": (hb.triangle.raycast, lambda n: (tris(n), RAY_O(n), RAY_D(n)), None),
+    "triangle.raycast": (
+        hb.triangle.raycast,
+        lambda n: (tris(n), RAY_O(n), RAY_D(n)),
+        None,
+    ),
     "broadphase.pairs": (hb.broadphase.pairs, lambda n: (boxes(n),), None),
 }
 
@@ -278,7 +334,9 @@ def test_one_item_in_one_item_out(name):
         assert np.ndim(one) == 0, f"{name}: {one!r}"
         assert np.ndim(many) == 1
     elif kind == "row":
-        assert np.ndim(one) == np.ndim(many) - 1, f"{name}: {np.shape(one)} vs {np.shape(many)}"
+        assert np.ndim(one) == np.ndim(many) - 1, (
+            f"{name}: {np.shape(one)} vs {np.shape(many)}"
+        )
     else:  # a NamedTuple of one item's fields
         assert isinstance(one, tuple)
         for f_one, f_many in zip(one, many, strict=True):
@@ -288,7 +346,17 @@ def test_one_item_in_one_item_out(name):
 def test_every_public_function_has_a_contract_row():
     import inspect
 
-    modules = ["aabb", "kdop", "sphere", "obb", "mixed", "ray", "sweep", "triangle", "broadphase"]
+    modules = [
+        "aabb",
+        "kdop",
+        "sphere",
+        "obb",
+        "mixed",
+        "ray",
+        "sweep",
+        "triangle",
+        "broadphase",
+    ]
     missing = []
     for mod_name in modules:
         module = getattr(hb, mod_name)

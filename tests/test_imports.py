@@ -41,7 +41,11 @@ def _layer(path):
 
 def _imported(tree):
     for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("hitbox"):
+        if (
+            isinstance(node, ast.ImportFrom)
+            and node.module
+            and node.module.startswith("hitbox")
+        ):
             parts = node.module.split(".")
             if len(parts) > 1:
                 yield parts[1]

@@ -9,11 +9,18 @@ from tests import oracles
 from tests.strategies import affine, grid, rotation
 
 KS = (6, 14, 18, 26)
-point_sets = hnp.arrays(np.float64, st.tuples(st.integers(1, 12), st.just(3)), elements=grid)
+point_sets = hnp.arrays(
+    np.float64, st.tuples(st.integers(1, 12), st.just(3)), elements=grid
+)
 
 
 def test_axis_tables():
-    assert {k: hb.kdop.AXES[k].shape for k in KS} == {6: (3, 3), 14: (7, 3), 18: (9, 3), 26: (13, 3)}
+    assert {k: hb.kdop.AXES[k].shape for k in KS} == {
+        6: (3, 3),
+        14: (7, 3),
+        18: (9, 3),
+        26: (13, 3),
+    }
     for k in KS:
         np.testing.assert_array_equal(hb.kdop.AXES[k][:3], np.eye(3))  # AABB slabs first
         rows = {tuple(r) for r in hb.kdop.AXES[k]}
@@ -72,7 +79,9 @@ def test_vertices_lie_in_the_polytope_and_span_it(pts, k):
     proj = verts @ hb.kdop.AXES[k].T
     tol = 1e-9 * (np.abs(d).max() + 1)
     assert np.all(proj >= d[0] - tol) and np.all(proj <= d[1] + tol)
-    np.testing.assert_allclose(hb.kdop.fit(verts, k), d, atol=tol)  # vertices reach every slab
+    np.testing.assert_allclose(
+        hb.kdop.fit(verts, k), d, atol=tol
+    )  # vertices reach every slab
 
 
 @given(point_sets, st.sampled_from(KS), affine(), st.integers(0, 2**32 - 1))
@@ -93,7 +102,10 @@ def test_transform_of_a_box_kdop_by_identity_is_tight():
     d = hb.kdop.from_boxes(box, 26)
     np.testing.assert_array_equal(d, hb.kdop.fit(hb.aabb.corners(box), 26))
     np.testing.assert_allclose(hb.kdop.transform(d, np.eye(4)), d, atol=1e-8)
-    assert len(np.unique(np.round(hb.kdop.vertices(hb.kdop.from_boxes(box, 6)), 9), axis=0)) == 8
+    assert (
+        len(np.unique(np.round(hb.kdop.vertices(hb.kdop.from_boxes(box, 6)), 9), axis=0))
+        == 8
+    )
     np.testing.assert_array_equal(hb.kdop.to_boxes(d), box)
 
 
@@ -112,4 +124,6 @@ def test_bad_k_is_rejected(k):
 
 def test_mismatched_k_is_rejected():
     with pytest.raises(ValueError, match="b must be 14-DOPs"):
-        hb.kdop.overlap(hb.kdop.fit(np.zeros((3, 3)), 14), hb.kdop.fit(np.zeros((3, 3)), 18))
+        hb.kdop.overlap(
+            hb.kdop.fit(np.zeros((3, 3)), 14), hb.kdop.fit(np.zeros((3, 3)), 18)
+        )

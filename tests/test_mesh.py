@@ -11,7 +11,9 @@ KINDS = ("aabb", "sphere", "obb", "kdop14", "kdop18", "kdop26")
 
 
 def torus(n_major=50, n_minor=10, r_major=1.0, r_minor=0.3):
-    t = trimesh.creation.torus(r_major, r_minor, major_sections=n_major, minor_sections=n_minor)
+    t = trimesh.creation.torus(
+        r_major, r_minor, major_sections=n_major, minor_sections=n_minor
+    )
     return np.asarray(t.vertices), np.asarray(t.faces)
 
 
@@ -147,8 +149,12 @@ def _point_triangle_distance(p, tri):
 
 
 def test_inside_option_reports_a_mesh_within_a_mesh():
-    big = TriangleMesh.from_trimesh(trimesh.creation.icosphere(subdivisions=2, radius=2.0))
-    little = TriangleMesh.from_trimesh(trimesh.creation.icosphere(subdivisions=1, radius=0.5))
+    big = TriangleMesh.from_trimesh(
+        trimesh.creation.icosphere(subdivisions=2, radius=2.0)
+    )
+    little = TriangleMesh.from_trimesh(
+        trimesh.creation.icosphere(subdivisions=1, radius=0.5)
+    )
     assert not big.intersect(little)  # surfaces never cross
     assert big.intersect(little, inside=True)
     assert little.intersect(big, inside=True)  # and the other way round
@@ -222,17 +228,23 @@ def test_watertight_rays_through_vertices_and_edges(sphere_mesh):
     through the surface) and from outside where the target faces the origin (silhouette
     grazes may legitimately miss, since a rounded midpoint can lie just outside)."""
     v, f = sphere_mesh.vertices, sphere_mesh.faces
-    edges = np.unique(np.sort(np.concatenate([f[:, [0, 1]], f[:, [1, 2]], f[:, [2, 0]]]), 1), axis=0)
+    edges = np.unique(
+        np.sort(np.concatenate([f[:, [0, 1]], f[:, [1, 2]], f[:, [2, 0]]]), 1), axis=0
+    )
     targets = np.concatenate([v, v[edges].mean(axis=1)])
     normals = targets / np.linalg.norm(targets, axis=1)[:, None]  # an icosphere about 0
     for origin in ([0.0, 0.0, 0.0], [0.1, -0.2, 0.05], [5.0, 0.3, 0.2], [-3.0, 4.0, 1.0]):
         directions = targets - np.array(origin)
-        facing = np.einsum("ij,ij->i", normals, directions) / np.linalg.norm(directions, axis=1)
+        facing = np.einsum("ij,ij->i", normals, directions) / np.linalg.norm(
+            directions, axis=1
+        )
         must = (np.linalg.norm(origin) < 1) | (facing < -0.2)
         hits = sphere_mesh.raycast(np.broadcast_to(origin, targets.shape), directions)
         assert must.sum() > 100
         assert hits.hit[must].all()
-        brute = hb.triangle.raycast(sphere_mesh.triangles, np.broadcast_to(origin, targets.shape), directions)
+        brute = hb.triangle.raycast(
+            sphere_mesh.triangles, np.broadcast_to(origin, targets.shape), directions
+        )
         np.testing.assert_array_equal(hits.hit, brute.hit)
 
 
@@ -293,7 +305,8 @@ def test_deformed_mesh_refits_and_answers_like_a_rebuild(small):
     rebuilt = TriangleMesh(moved, mesh.faces)
     for T in poses(8, 12, reach=2.5):
         np.testing.assert_array_equal(
-            bent.intersect(rebuilt, T, mode="all"), rebuilt.intersect(rebuilt, T, mode="all")
+            bent.intersect(rebuilt, T, mode="all"),
+            rebuilt.intersect(rebuilt, T, mode="all"),
         )
     with pytest.raises(ValueError, match="keep the mesh"):
         mesh.deformed(np.concatenate([moved, moved[:1]]))  # one vertex too many

@@ -23,7 +23,11 @@ def torus_mesh(n_triangles=5_000, r_major=1.0, r_minor=0.3):
     uu, ww = np.meshgrid(u, w, indexing="ij")
     ring = r_major + r_minor * np.cos(ww)
     verts = np.column_stack(
-        [(ring * np.cos(uu)).ravel(), (ring * np.sin(uu)).ravel(), (r_minor * np.sin(ww)).ravel()]
+        [
+            (ring * np.cos(uu)).ravel(),
+            (ring * np.sin(uu)).ravel(),
+            (r_minor * np.sin(ww)).ravel(),
+        ]
     )
     i, j = np.meshgrid(np.arange(n_major), np.arange(n_minor), indexing="ij")
     a = i * n_minor + j
@@ -31,7 +35,9 @@ def torus_mesh(n_triangles=5_000, r_major=1.0, r_minor=0.3):
     c = ((i + 1) % n_major) * n_minor + (j + 1) % n_minor
     d = i * n_minor + (j + 1) % n_minor
     faces = np.concatenate(
-        [np.column_stack([a.ravel(), b.ravel(), c.ravel()]),
-         np.column_stack([a.ravel(), c.ravel(), d.ravel()])]
+        [
+            np.column_stack([a.ravel(), b.ravel(), c.ravel()]),
+            np.column_stack([a.ravel(), c.ravel(), d.ravel()]),
+        ]
     )
     return verts, faces.astype(np.intp)

@@ -57,7 +57,9 @@ def as_float(value, name, finite=False):
         arr = arr.reshape(1)
         ok = np.isfinite(arr) if finite else ~np.isnan(arr)
         if not ok.all():
-            raise ValueError(f"{name} must be {'finite' if finite else 'a number'}, got {value}")
+            raise ValueError(
+                f"{name} must be {'finite' if finite else 'a number'}, got {value}"
+            )
         return arr.reshape(())
     arr = np.ascontiguousarray(arr)
     (_finite if finite else _no_nan)(arr.reshape(len(arr), -1) if arr.size else arr, name)
@@ -74,7 +76,9 @@ def as_points(points, name="points", dim=None, finite=False):
             f"{name} must have shape (N, D) or (D,) with D in 1..3, got {np.shape(points)}"
         )
     if dim is not None and arr.shape[1] != dim:
-        raise ValueError(f"{name} must have D = {dim} columns, got shape {np.shape(points)}")
+        raise ValueError(
+            f"{name} must have D = {dim} columns, got shape {np.shape(points)}"
+        )
     arr = np.ascontiguousarray(arr, dtype=np.float64)
     (_finite if finite else _no_nan)(arr, name)
     return arr, single
@@ -208,7 +212,11 @@ def as_obbs(obbs, name="obbs", check_rotation=True):
     center, half, rot = obbs
     center, single = as_points(center, f"{name}.center", dim=3, finite=True)
     n = len(center)
-    half = as_float(half, f"{name}.half").reshape(-1, 3) if np.size(half) else np.zeros((0, 3))
+    half = (
+        as_float(half, f"{name}.half").reshape(-1, 3)
+        if np.size(half)
+        else np.zeros((0, 3))
+    )
     rot_arr = as_float(rot, f"{name}.rot", finite=True)
     if rot_arr.size == 0:
         rot_arr = np.zeros((0, 3, 3))
@@ -220,7 +228,9 @@ def as_obbs(obbs, name="obbs", check_rotation=True):
             f"{name} parts disagree in length: center {n}, half {len(half)}, rot {len(rot_arr)}"
         )
     if check_rotation and n:
-        err = np.abs(np.einsum("nji,njk->nik", rot_arr, rot_arr) - np.eye(3)).max(axis=(1, 2))
+        err = np.abs(np.einsum("nji,njk->nik", rot_arr, rot_arr) - np.eye(3)).max(
+            axis=(1, 2)
+        )
         if (err > 1e-6).any():
             raise ValueError(f"{name}.rot[{_first_bad(err > 1e-6)}] is not orthonormal")
     return OBBs(center, np.ascontiguousarray(half), rot_arr), single
@@ -233,7 +243,9 @@ def as_transform(matrix, name="transform", dim=3, rigid=False):
     """
     arr = _real_array(matrix, name)
     if arr.shape != (dim + 1, dim + 1):
-        raise ValueError(f"{name} must be a {dim + 1}x{dim + 1} matrix, got shape {arr.shape}")
+        raise ValueError(
+            f"{name} must be a {dim + 1}x{dim + 1} matrix, got shape {arr.shape}"
+        )
     arr = np.asarray(arr, dtype=np.float64)
     if not np.isfinite(arr).all():
         raise ValueError(f"{name} must be finite")
@@ -254,17 +266,23 @@ def as_transforms(matrices, name="transforms", rigid=True):
     single = arr.ndim == 2
     arr = arr[None] if single else arr
     if arr.ndim != 3 or arr.shape[1:] != (4, 4):
-        raise ValueError(f"{name} must have shape (K, 4, 4) or (4, 4), got {np.shape(matrices)}")
+        raise ValueError(
+            f"{name} must have shape (K, 4, 4) or (4, 4), got {np.shape(matrices)}"
+        )
     arr = np.asarray(arr, dtype=np.float64)
     _finite(arr, name)
     bad = ~np.all(arr[:, 3] == np.array([0.0, 0.0, 0.0, 1.0]), axis=1)
     if bad.any():
-        raise ValueError(f"{name}[{_first_bad(bad)}] is not affine: last row must be 0 0 0 1")
+        raise ValueError(
+            f"{name}[{_first_bad(bad)}] is not affine: last row must be 0 0 0 1"
+        )
     rot = np.ascontiguousarray(arr[:, :3, :3])
     if rigid:
         for k in range(len(rot)):
             if not is_rotation(rot[k]):
-                raise ValueError(f"{name}[{k}] must be rigid (a rotation and a translation)")
+                raise ValueError(
+                    f"{name}[{k}] must be rigid (a rotation and a translation)"
+                )
     return rot, np.ascontiguousarray(arr[:, :3, 3]), single
 
 
@@ -278,7 +296,9 @@ def is_rotation(linear, tol=1e-6):
 def as_rays(origins, directions, t_max=np.inf, dim=None):
     """Return (Rays, was_single). Origins and directions finite, directions non-zero."""
     origin, single_o = as_points(origins, "origins", dim=dim, finite=True)
-    direction, single_d = as_points(directions, "directions", dim=origin.shape[1], finite=True)
+    direction, single_d = as_points(
+        directions, "directions", dim=origin.shape[1], finite=True
+    )
     if len(origin) != len(direction):
         if len(origin) == 1:
             origin = np.ascontiguousarray(np.broadcast_to(origin, direction.shape))
@@ -294,7 +314,9 @@ def as_rays(origins, directions, t_max=np.inf, dim=None):
     tm = as_float(t_max, "t_max")
     tm = np.ascontiguousarray(np.broadcast_to(tm, (len(origin),)) if tm.ndim == 0 else tm)
     if tm.shape != (len(origin),):
-        raise ValueError(f"t_max must be a scalar or have shape ({len(origin)},), got {tm.shape}")
+        raise ValueError(
+            f"t_max must be a scalar or have shape ({len(origin)},), got {tm.shape}"
+        )
     if (tm < 0).any():
         raise ValueError(f"t_max[{_first_bad(tm < 0)}] is negative")
     return Rays(origin, direction, tm), single_o and single_d
@@ -302,9 +324,11 @@ def as_rays(origins, directions, t_max=np.inf, dim=None):
 
 def as_mesh(vertices, faces, name="mesh"):
     """Return (vertices (V, 3) float64, faces (F, 3) intp) with faces checked against V."""
-    verts, _ = as_points(vertices, f"{name} vertices", dim=3, finite=True) if np.size(
-        vertices
-    ) else (np.zeros((0, 3)), False)
+    verts, _ = (
+        as_points(vertices, f"{name} vertices", dim=3, finite=True)
+        if np.size(vertices)
+        else (np.zeros((0, 3)), False)
+    )
     f = np.asarray(faces)
     if f.size == 0:
         return verts, np.zeros((0, 3), np.intp)
@@ -327,12 +351,18 @@ def as_mesh(vertices, faces, name="mesh"):
 def check_choice(value, name, choices):
     """A mode or method string that must be one of ``choices``."""
     if not isinstance(value, str) or value not in choices:
-        raise ValueError(f"{name} must be one of {', '.join(map(repr, choices))}, got {value!r}")
+        raise ValueError(
+            f"{name} must be one of {', '.join(map(repr, choices))}, got {value!r}"
+        )
     return value
 
 
 def check_count(value, name, minimum=1):
     """A positive integer count."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, numbers.Integral)
+        or value < minimum
+    ):
         raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
     return int(value)

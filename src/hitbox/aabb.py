@@ -84,9 +84,13 @@ def from_points(points, *, transform=None):
 
 def from_vertices(vertices, *, transform=None):
     """Box of a mesh's vertices ``(V, D)`` (004 ``calculateAABB``); V = 0 gives the empty box."""
-    verts, _ = v.as_points(vertices, "vertices", finite=True) if np.size(vertices) else (
-        None,
-        None,
+    verts, _ = (
+        v.as_points(vertices, "vertices", finite=True)
+        if np.size(vertices)
+        else (
+            None,
+            None,
+        )
     )
     if verts is None:
         shape = np.shape(vertices)
@@ -192,7 +196,9 @@ def closest_points(boxes, points):
     _check_broadcast(boxes, pts, "points")
     empties = np.isposinf(boxes[:, 0, 0])
     if empties.any():
-        raise ValueError(f"boxes[{int(np.argmax(empties))}] is empty: it has no closest point")
+        raise ValueError(
+            f"boxes[{int(np.argmax(empties))}] is empty: it has no closest point"
+        )
     out = np.minimum(np.maximum(pts, boxes[:, 0]), boxes[:, 1])
     return _squeeze(out, sb and sp)
 

@@ -71,10 +71,16 @@ def build_parser():
         description="A tour of hitbox on the seeds' own examples.",
     )
     demo.add_argument("--sections", help="comma-separated subset of the tour's sections")
-    demo.add_argument("--out", default="report",
-                      help="report folder: the experiment's CSV and plot, the 3D view")
-    demo.add_argument("--quick", action="store_true",
-                      help="a shorter experiment (60 steps, 2 repeats, 3 node kinds)")
+    demo.add_argument(
+        "--out",
+        default="report",
+        help="report folder: the experiment's CSV and plot, the 3D view",
+    )
+    demo.add_argument(
+        "--quick",
+        action="store_true",
+        help="a shorter experiment (60 steps, 2 repeats, 3 node kinds)",
+    )
     demo.set_defaults(run=_demo)
 
     collide = _command(

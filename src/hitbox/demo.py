@@ -18,7 +18,9 @@ def _out(console, text):
 
 
 def _v(arr):
-    return np.array2string(np.asarray(arr), separator=", ", precision=4, suppress_small=True)
+    return np.array2string(
+        np.asarray(arr), separator=", ", precision=4, suppress_small=True
+    )
 
 
 def _cube_examples(say):
@@ -32,11 +34,17 @@ def _cube_examples(say):
     m2 = np.array([[0.5, 0, 0, -0.5], [0, 0.5, 0, 0], [0, 0, 0.5, 0], [0, 0, 0, 1]])
     box1, box2 = aabb.transform(cube, m1), aabb.transform(cube, m2)
     say("[bold]Seed 000: the cube of half-size 1, placed twice[/bold]")
-    say(f"  box1 = translate(1,0,0) rotY(90) scale(0.5) -> lo {_v(box1[0])}, hi {_v(box1[1])}")
-    say(f"  box2 = translate(-0.5,0,0) scale(0.5)      -> lo {_v(box2[0])}, hi {_v(box2[1])}")
+    say(
+        f"  box1 = translate(1,0,0) rotY(90) scale(0.5) -> lo {_v(box1[0])}, hi {_v(box1[1])}"
+    )
+    say(
+        f"  box2 = translate(-0.5,0,0) scale(0.5)      -> lo {_v(box2[0])}, hi {_v(box2[1])}"
+    )
     say(f"  overlap: {aabb.overlap(box1, box2)}   gap on x: {box1[0, 0] - box2[1, 0]}")
     hit = sweep.aabb_aabb(box2, box1, [3.0, 0, 0])
-    say(f"  box2 moving by (3,0,0) first touches box1 at t = {hit.t:.5f} (1/6 = {1 / 6:.5f})")
+    say(
+        f"  box2 moving by (3,0,0) first touches box1 at t = {hit.t:.5f} (1/6 = {1 / 6:.5f})"
+    )
     return {"gap": float(box1[0, 0] - box2[1, 0]), "t": float(hit.t)}
 
 
@@ -72,12 +80,16 @@ def _volumes(say):
         say(f"  {name:<24} volume {vol:8.4f}")
     d = kdop.fit(pts, 18)
     say(f"  18-DOP slabs along {len(kdop.AXES[18])} directions: {d.shape}")
-    say(f"  choose() picks: {mixed.choose(pts)!r} (still), "
-        f"{mixed.choose(pts, rotating=True)!r} (rotating)")
+    say(
+        f"  choose() picks: {mixed.choose(pts)!r} (still), "
+        f"{mixed.choose(pts, rotating=True)!r} (rotating)"
+    )
     long_box = np.array([[0.0, 0, 0], [8, 1, 1]])
     one = sphere.volume(sphere.from_boxes(long_box))
     four = sphere.volume(sphere.cover(long_box, 4)).sum()
-    say(f"  a 8x1x1 box: one sphere wastes {one - 8:.1f}, four spheres waste {four - 8:.1f}")
+    say(
+        f"  a 8x1x1 box: one sphere wastes {one - 8:.1f}, four spheres waste {four - 8:.1f}"
+    )
     return rows
 
 
@@ -99,8 +111,10 @@ def _cross_kind(say):
     elapsed = time.perf_counter() - start
     pairs = aabb.overlap_pairs(boxes, boxes[:1000])
     say("[bold]Cross-kind tests, batched[/bold]")
-    say(f"  {n:,} sphere-AABB and {n:,} AABB-OBB tests: {sb.sum():,} and {bo.sum():,} "
-        f"overlap ({elapsed * 1e3:.0f} ms)")
+    say(
+        f"  {n:,} sphere-AABB and {n:,} AABB-OBB tests: {sb.sum():,} and {bo.sum():,} "
+        f"overlap ({elapsed * 1e3:.0f} ms)"
+    )
     say(f"  all pairs between {n:,} and 1,000 boxes: {pairs.shape[1]:,} pairs")
 
 
@@ -111,22 +125,25 @@ def _rays(say):
     hits = ray.cast_aabb(boxes, [[-1.0, 0.5, 0.5]], [[1.0, 0.0, 0.0]])
     say("[bold]Seed 001: a ray along x through two unit cubes (slab method)[/bold]")
     for i in range(2):
-        say(f"  box {i}: hit {bool(hits.hit[i])}, enters at t = {hits.t_enter[i]:.3f} "
-            f"through face normal {_v(hits.normal[i])}")
+        say(
+            f"  box {i}: hit {bool(hits.hit[i])}, enters at t = {hits.t_enter[i]:.3f} "
+            f"through face normal {_v(hits.normal[i])}"
+        )
     seg = ray.segments([[-1.0, 0.5, 0.5]], [[0.5, 0.5, 0.5]])
     crosses = ray.cast_aabb(boxes, seg.origin, seg.direction, t_max=seg.t_max)
     say(f"  the segment (-1,.5,.5)-(.5,.5,.5) crosses: {crosses.hit.tolist()}")
 
 
 def _meshes(say):
-    from hitbox.mesh import TriangleMesh
-
     from hitbox import _torus
+    from hitbox.mesh import TriangleMesh
 
     v, f = _torus.torus_mesh(5000)
     mesh = TriangleMesh(v, f)
-    say(f"[bold]Mesh vs mesh: two tori of {len(f):,} triangles ({mesh.bvh.kind} tree, depth "
-        f"{mesh.bvh.depth})[/bold]")
+    say(
+        f"[bold]Mesh vs mesh: two tori of {len(f):,} triangles ({mesh.bvh.kind} tree, depth "
+        f"{mesh.bvh.depth})[/bold]"
+    )
     poses = (("chain links, not touching", 1.0), ("tubes crossing", 1.5), ("apart", 3.0))
     for label, x in poses:
         T = np.eye(4)
@@ -135,8 +152,10 @@ def _meshes(say):
         start = time.perf_counter()
         hit = mesh.intersect(mesh, T)
         pairs = mesh.intersect(mesh, T, mode="all")
-        say(f"  {label:<26} collide: {hit}, {pairs.shape[1]} triangle pairs "
-            f"({(time.perf_counter() - start) * 1e3:.1f} ms)")
+        say(
+            f"  {label:<26} collide: {hit}, {pairs.shape[1]} triangle pairs "
+            f"({(time.perf_counter() - start) * 1e3:.1f} ms)"
+        )
     rng = np.random.default_rng(1)
     origins = rng.uniform(-2, 2, (100_000, 3))
     origins[:, 2] = 2.0
@@ -153,15 +172,19 @@ def _experiment(say, *, out_dir, quick, console=None):
     from hitbox import experiment
 
     say("[bold]Seed 003's experiment: two tori interlocking like chain links[/bold]")
-    say(f"  {'60' if quick else experiment.STEPS} steps per scene and mode; every method's "
-        "contacts are checked identical at every step")
+    say(
+        f"  {'60' if quick else experiment.STEPS} steps per scene and mode; every method's "
+        "contacts are checked identical at every step"
+    )
     result = experiment.run(quick=quick, out_dir=out_dir, repeats=2 if quick else 3)
     if console is not None:
         experiment._print(result["summary"], result["trees"])
     else:
         for row in result["summary"]:
-            say(f"  {row['scene']:<20} {row['mode']:<4} {row['method']:<38} "
-                f"{row['mean_us']:9.1f} us/step  x{row['speedup_vs_obb_only']:.2f}")
+            say(
+                f"  {row['scene']:<20} {row['mode']:<4} {row['method']:<38} "
+                f"{row['mean_us']:9.1f} us/step  x{row['speedup_vs_obb_only']:.2f}"
+            )
     for key in ("summary_csv", "csv", "png"):
         say(f"  wrote {result[key]}")
     return result
@@ -185,8 +208,10 @@ def _view(say, *, out_dir):
         highlight={0: np.unique(pairs[0]), 1: np.unique(pairs[1])},
         title="hitbox: two tori in contact",
     )
-    say(f"[bold]3D view[/bold]: {page.path} ({pairs.shape[1]} colliding triangle pairs "
-        f"highlighted, OBB tree volumes at depth 4; open it in a browser)")
+    say(
+        f"[bold]3D view[/bold]: {page.path} ({pairs.shape[1]} colliding triangle pairs "
+        f"highlighted, OBB tree volumes at depth 4; open it in a browser)"
+    )
 
 
 SECTIONS = {

@@ -48,9 +48,15 @@ from hitbox.pipeline import Scene
 def environment():
     import numba
 
-    return {"cpu": platform.processor() or platform.machine(), "cpus": os.cpu_count(),
-            "numba_threads": numba.get_num_threads(), "numba": numba.__version__,
-            "numpy": np.__version__}
+    return {
+        "cpu": platform.processor() or platform.machine(),
+        "cpus": os.cpu_count(),
+        "numba_threads": numba.get_num_threads(),
+        "numba": numba.__version__,
+        "numpy": np.__version__,
+    }
+
+
 #: The paper's two scenes: triangles of torus A and torus B.
 SCENES = {"scene 1 (5k + 5k)": (5_000, 5_000), "scene 2 (5k + 20k)": (5_000, 20_000)}
 METHODS = (

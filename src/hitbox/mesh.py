@@ -72,7 +72,9 @@ class TriangleMesh:
 
     __slots__ = ("vertices", "faces", "bvh", "_slot_tris", "_args")
 
-    def __init__(self, vertices, faces, *, node=NODE, method="sah", leaf_size=4, bvh=None):
+    def __init__(
+        self, vertices, faces, *, node=NODE, method="sah", leaf_size=4, bvh=None
+    ):
         verts, faces = v.as_mesh(vertices, faces)
         verts.flags.writeable = False
         faces.flags.writeable = False
@@ -82,7 +84,9 @@ class TriangleMesh:
         if bvh is None:
             bvh = BVH.build(tris, node=node, method=method, leaf_size=leaf_size)
         elif bvh.n_prims != len(faces):
-            raise ValueError(f"bvh holds {bvh.n_prims} primitives, the mesh {len(faces)} faces")
+            raise ValueError(
+                f"bvh holds {bvh.n_prims} primitives, the mesh {len(faces)} faces"
+            )
         self.bvh = bvh
         slot_tris = np.ascontiguousarray(tris[bvh.prim_order])
         slot_tris.flags.writeable = False
@@ -112,7 +116,9 @@ class TriangleMesh:
         """Read a mesh saved by :meth:`save`; the tree is not rebuilt."""
         with np.load(path) as data:
             if "mesh_vertices" not in data:
-                raise ValueError(f"{path} holds no mesh (was it written by TriangleMesh.save?)")
+                raise ValueError(
+                    f"{path} holds no mesh (was it written by TriangleMesh.save?)"
+                )
             verts, faces = data["mesh_vertices"], data["mesh_faces"]
         return cls(verts, faces, bvh=BVH.load(path))
 
@@ -132,8 +138,9 @@ class TriangleMesh:
 
     def with_tree(self, node=NODE, method="sah", leaf_size=4):
         """The same mesh with a tree of another kind or build."""
-        return TriangleMesh(self.vertices, self.faces, node=node, method=method,
-                            leaf_size=leaf_size)
+        return TriangleMesh(
+            self.vertices, self.faces, node=node, method=method, leaf_size=leaf_size
+        )
 
     @property
     def triangles(self):
@@ -176,7 +183,9 @@ class TriangleMesh:
         if mode != "any":
             v.check_choice(mode, "mode", MODES)
             if inside:
-                raise ValueError("inside=True needs mode='any': containment has no triangle pairs")
+                raise ValueError(
+                    "inside=True needs mode='any': containment has no triangle pairs"
+                )
         if type(other) is not TriangleMesh or other.bvh.kind != self.bvh.kind:
             self._pair(other)  # raises with the reason
         matrix = _matrix(transform)
@@ -198,8 +207,15 @@ class TriangleMesh:
         seg = np.empty((faces.shape[1], 2, 3))
         slot_a = _slots(self.bvh.prim_order, faces[0])
         slot_b = _slots(other.bvh.prim_order, faces[1])
-        _collide.contact_segments(self._slot_tris, other._slot_tris, slot_a, slot_b,
-                                  np.ascontiguousarray(rot), trans, seg)
+        _collide.contact_segments(
+            self._slot_tris,
+            other._slot_tris,
+            slot_a,
+            slot_b,
+            np.ascontiguousarray(rot),
+            trans,
+            seg,
+        )
         return Contacts(faces, seg)
 
     def intersect_many(self, other, transforms, *, mode="any"):
@@ -287,16 +303,37 @@ class TriangleMesh:
         if mode == "all":
             counts = np.zeros(n + 1, np.intp)
             if n and tree.n_nodes:
-                _ray.count_all(tree.node_box, tree.node_first, tree.node_count, self._slot_tris,
-                               tree.depth, rays.origin, rays.direction, rays.t_max, counts)
+                _ray.count_all(
+                    tree.node_box,
+                    tree.node_first,
+                    tree.node_count,
+                    self._slot_tris,
+                    tree.depth,
+                    rays.origin,
+                    rays.direction,
+                    rays.t_max,
+                    counts,
+                )
             offsets = np.cumsum(counts)
             total = int(offsets[-1])
             face = np.empty(total, np.intp)
             t, u, vv = np.empty(total), np.empty(total), np.empty(total)
             if total:
-                _ray.fill_all(tree.node_box, tree.node_first, tree.node_count, self._slot_tris,
-                              tree.depth, rays.origin, rays.direction, rays.t_max, offsets,
-                              face, t, u, vv)
+                _ray.fill_all(
+                    tree.node_box,
+                    tree.node_first,
+                    tree.node_count,
+                    self._slot_tris,
+                    tree.depth,
+                    rays.origin,
+                    rays.direction,
+                    rays.t_max,
+                    offsets,
+                    face,
+                    t,
+                    u,
+                    vv,
+                )
             ray = np.repeat(np.arange(n), counts[1:])
             face = tree.prim_order[face] if total else face
             order = np.lexsort((face, t, ray))
@@ -306,8 +343,21 @@ class TriangleMesh:
         u, vv = np.zeros(n), np.zeros(n)
         if n and tree.n_nodes:
             kernel = _ray.cast_parallel if n >= _ray.PARALLEL_MIN else _ray.cast
-            kernel(tree.node_box, tree.node_first, tree.node_count, self._slot_tris, tree.depth,
-                   rays.origin, rays.direction, rays.t_max, mode == "any", t, face, u, vv)
+            kernel(
+                tree.node_box,
+                tree.node_first,
+                tree.node_count,
+                self._slot_tris,
+                tree.depth,
+                rays.origin,
+                rays.direction,
+                rays.t_max,
+                mode == "any",
+                t,
+                face,
+                u,
+                vv,
+            )
         hit = face >= 0
         face[hit] = tree.prim_order[face[hit]]
         out = RayHits(hit, t, face, u, vv)
@@ -350,7 +400,11 @@ class TriangleMesh:
         boxes = np.stack([pts, pts], axis=1)
         q, f = self.bvh.query(boxes)
         degenerate = np.repeat(pts[q][:, None], 3, axis=1)
-        touching = triangle.overlap(self.triangles[f], degenerate) if len(q) else np.zeros(0, bool)
+        touching = (
+            triangle.overlap(self.triangles[f], degenerate)
+            if len(q)
+            else np.zeros(0, bool)
+        )
         out = np.zeros(len(pts), bool)
         out[q[touching]] = True
         return out
@@ -402,4 +456,3 @@ def _slots(prim_order, faces):
     inverse = np.empty_like(prim_order)
     inverse[prim_order] = np.arange(len(prim_order))
     return np.ascontiguousarray(inverse[faces])
-

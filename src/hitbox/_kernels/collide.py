@@ -71,8 +71,26 @@ def _slabs_xf(a, i, b, j, rot, trans):
     t2 = cz - 0.5 * (a[i, 0, 2] + a[i, 1, 2])
     if not (abs(t0) + abs(t1) + abs(t2) < np.inf):
         return True  # an unbounded node: the slab tests above are all that is sound
-    return _sat_core(t0, t1, t2, rot[0, 0], rot[0, 1], rot[0, 2], rot[1, 0], rot[1, 1],
-                     rot[1, 2], rot[2, 0], rot[2, 1], rot[2, 2], ha0, ha1, ha2, r0, r1, r2)
+    return _sat_core(
+        t0,
+        t1,
+        t2,
+        rot[0, 0],
+        rot[0, 1],
+        rot[0, 2],
+        rot[1, 0],
+        rot[1, 1],
+        rot[1, 2],
+        rot[2, 0],
+        rot[2, 1],
+        rot[2, 2],
+        ha0,
+        ha1,
+        ha2,
+        r0,
+        r1,
+        r2,
+    )
 
 
 @njit(inline="always")
@@ -133,13 +151,32 @@ def _obb_xf(a, i, b, j, rot, trans):
     r00, r01, r02 = _dot(a0, m0), _dot(a0, m1), _dot(a0, m2)
     r10, r11, r12 = _dot(a1, m0), _dot(a1, m1), _dot(a1, m2)
     r20, r21, r22 = _dot(a2, m0), _dot(a2, m1), _dot(a2, m2)
-    return _sat_core(t0, t1, t2, r00, r01, r02, r10, r11, r12, r20, r21, r22,
-                     ha0, ha1, ha2, hb0, hb1, hb2)
+    return _sat_core(
+        t0,
+        t1,
+        t2,
+        r00,
+        r01,
+        r02,
+        r10,
+        r11,
+        r12,
+        r20,
+        r21,
+        r22,
+        ha0,
+        ha1,
+        ha2,
+        hb0,
+        hb1,
+        hb2,
+    )
 
 
 @njit(inline="always")
-def _sat_core(t0, t1, t2, r00, r01, r02, r10, r11, r12, r20, r21, r22,
-              ha0, ha1, ha2, hb0, hb1, hb2):
+def _sat_core(
+    t0, t1, t2, r00, r01, r02, r10, r11, r12, r20, r21, r22, ha0, ha1, ha2, hb0, hb1, hb2
+):
     """The 15 axes for box a (axis-aligned here) and box b with axes R, centre offset t.
 
     Every quantity is in a's frame. |R| is widened by 1e-12 and every comparison by a
@@ -149,7 +186,9 @@ def _sat_core(t0, t1, t2, r00, r01, r02, r10, r11, r12, r20, r21, r22,
     q00, q01, q02 = abs(r00) + e, abs(r01) + e, abs(r02) + e
     q10, q11, q12 = abs(r10) + e, abs(r11) + e, abs(r12) + e
     q20, q21, q22 = abs(r20) + e, abs(r21) + e, abs(r22) + e
-    s = (ha0 + ha1 + ha2 + hb0 + hb1 + hb2 + abs(t0) + abs(t1) + abs(t2)) * REL_EPS + 1e-300
+    s = (
+        ha0 + ha1 + ha2 + hb0 + hb1 + hb2 + abs(t0) + abs(t1) + abs(t2)
+    ) * REL_EPS + 1e-300
     # a's face normals
     if abs(t0) > ha0 + hb0 * q00 + hb1 * q01 + hb2 * q02 + s:
         return False
@@ -190,7 +229,9 @@ def _sat_core(t0, t1, t2, r00, r01, r02, r10, r11, r12, r20, r21, r22,
 
 @njit(inline="always")
 def _slabs_size(a, i):
-    return (a[i, 1, 0] - a[i, 0, 0]) + (a[i, 1, 1] - a[i, 0, 1]) + (a[i, 1, 2] - a[i, 0, 2])
+    return (
+        (a[i, 1, 0] - a[i, 0, 0]) + (a[i, 1, 1] - a[i, 0, 1]) + (a[i, 1, 2] - a[i, 0, 2])
+    )
 
 
 @njit(inline="always")
@@ -270,8 +311,22 @@ def split_rigid(matrix, rot, trans):
 
 
 @njit(inline="always")
-def _descend(a_bv, a_first, a_count, a_tris, b_bv, b_first, b_count, b_tris, rot, trans,
-             stack, first_only, out, n):
+def _descend(
+    a_bv,
+    a_first,
+    a_count,
+    a_tris,
+    b_bv,
+    b_first,
+    b_count,
+    b_tris,
+    rot,
+    trans,
+    stack,
+    first_only,
+    out,
+    n,
+):
     """Walk the node pairs from (0, 0). Appends colliding slot pairs to out (growing it);
     returns (out, n). With ``first_only`` stops at the first pair."""
     top = 1
@@ -337,8 +392,20 @@ def _descend(a_bv, a_first, a_count, a_tris, b_bv, b_first, b_count, b_tris, rot
 
 
 @njit(cache=True, nogil=True)
-def collide(a_bv, a_first, a_count, a_tris, a_depth, b_bv, b_first, b_count, b_tris,
-            b_depth, matrix, first_only):
+def collide(
+    a_bv,
+    a_first,
+    a_count,
+    a_tris,
+    a_depth,
+    b_bv,
+    b_first,
+    b_count,
+    b_tris,
+    b_depth,
+    matrix,
+    first_only,
+):
     """Colliding triangle pairs of two trees, as (2, n) slot pairs; n = -1: not rigid.
 
     ``a_tris``/``b_tris`` hold each tree's triangles in slot order, so a leaf's
@@ -352,23 +419,78 @@ def collide(a_bv, a_first, a_count, a_tris, a_depth, b_bv, b_first, b_count, b_t
     if len(a_first) == 0 or len(b_first) == 0:
         return out, 0
     stack = np.empty((a_depth + b_depth + 3, 2), np.intp)
-    return _descend(a_bv, a_first, a_count, a_tris, b_bv, b_first, b_count, b_tris, rot,
-                    trans, stack, first_only, out, 0)
+    return _descend(
+        a_bv,
+        a_first,
+        a_count,
+        a_tris,
+        b_bv,
+        b_first,
+        b_count,
+        b_tris,
+        rot,
+        trans,
+        stack,
+        first_only,
+        out,
+        0,
+    )
 
 
 @njit(cache=True, nogil=True)
-def _pose(a_bv, a_first, a_count, a_tris, b_bv, b_first, b_count, b_tris, rot, trans,
-          first_only, depth, cap):
+def _pose(
+    a_bv,
+    a_first,
+    a_count,
+    a_tris,
+    b_bv,
+    b_first,
+    b_count,
+    b_tris,
+    rot,
+    trans,
+    first_only,
+    depth,
+    cap,
+):
     """One pose, compiled apart: parfors must not see the traversal's inlined body."""
     stack = np.empty((depth, 2), np.intp)
     out = np.empty((2, cap), np.intp)
-    return _descend(a_bv, a_first, a_count, a_tris, b_bv, b_first, b_count, b_tris, rot,
-                    trans, stack, first_only, out, 0)
+    return _descend(
+        a_bv,
+        a_first,
+        a_count,
+        a_tris,
+        b_bv,
+        b_first,
+        b_count,
+        b_tris,
+        rot,
+        trans,
+        stack,
+        first_only,
+        out,
+        0,
+    )
 
 
 @njit(cache=True, nogil=True)
-def collide_many_serial(a_bv, a_first, a_count, a_tris, a_depth, b_bv, b_first, b_count,
-                        b_tris, b_depth, rots, transes, first_only, counts):
+def collide_many_serial(
+    a_bv,
+    a_first,
+    a_count,
+    a_tris,
+    a_depth,
+    b_bv,
+    b_first,
+    b_count,
+    b_tris,
+    b_depth,
+    rots,
+    transes,
+    first_only,
+    counts,
+):
     """:func:`collide_many` on one thread, in one pass: each pose's pairs are appended to
     one growing buffer (no second walk), which wins below a few dozen poses or when the
     machine's cores are busy."""
@@ -381,8 +503,22 @@ def collide_many_serial(a_bv, a_first, a_count, a_tris, a_depth, b_bv, b_first, 
     stack = np.empty((a_depth + b_depth + 3, 2), np.intp)
     out = np.empty((2, 16), np.intp)
     for p in range(n_poses):
-        out, n = _descend(a_bv, a_first, a_count, a_tris, b_bv, b_first, b_count, b_tris,
-                          rots[p], transes[p], stack, first_only, out, 0)
+        out, n = _descend(
+            a_bv,
+            a_first,
+            a_count,
+            a_tris,
+            b_bv,
+            b_first,
+            b_count,
+            b_tris,
+            rots[p],
+            transes[p],
+            stack,
+            first_only,
+            out,
+            0,
+        )
         counts[p] = n
         if first_only:
             continue
@@ -399,8 +535,22 @@ def collide_many_serial(a_bv, a_first, a_count, a_tris, a_depth, b_bv, b_first, 
 
 
 @njit(cache=True, nogil=True, parallel=True)
-def collide_many(a_bv, a_first, a_count, a_tris, a_depth, b_bv, b_first, b_count, b_tris,
-                 b_depth, rots, transes, first_only, counts):
+def collide_many(
+    a_bv,
+    a_first,
+    a_count,
+    a_tris,
+    a_depth,
+    b_bv,
+    b_first,
+    b_count,
+    b_tris,
+    b_depth,
+    rots,
+    transes,
+    first_only,
+    counts,
+):
     """K poses of B at once, in parallel over poses.
 
     ``counts[k]`` gets pose k's number of colliding pairs (at most 1 with ``first_only``).
@@ -414,8 +564,21 @@ def collide_many(a_bv, a_first, a_count, a_tris, a_depth, b_bv, b_first, b_count
         return np.empty((3, 0), np.intp)
     depth = a_depth + b_depth + 3
     for p in prange(n_poses):
-        out, n = _pose(a_bv, a_first, a_count, a_tris, b_bv, b_first, b_count, b_tris,
-                       rots[p], transes[p], first_only, depth, 16)
+        out, n = _pose(
+            a_bv,
+            a_first,
+            a_count,
+            a_tris,
+            b_bv,
+            b_first,
+            b_count,
+            b_tris,
+            rots[p],
+            transes[p],
+            first_only,
+            depth,
+            16,
+        )
         counts[p] = n
     if first_only:
         return np.empty((3, 0), np.intp)
@@ -426,8 +589,21 @@ def collide_many(a_bv, a_first, a_count, a_tris, a_depth, b_bv, b_first, b_count
     for p in prange(n_poses):
         if counts[p] == 0:
             continue
-        out, n = _pose(a_bv, a_first, a_count, a_tris, b_bv, b_first, b_count, b_tris,
-                       rots[p], transes[p], False, depth, counts[p])
+        out, n = _pose(
+            a_bv,
+            a_first,
+            a_count,
+            a_tris,
+            b_bv,
+            b_first,
+            b_count,
+            b_tris,
+            rots[p],
+            transes[p],
+            False,
+            depth,
+            counts[p],
+        )
         o = offsets[p]
         for q in range(n):
             flat[0, o + q] = p
@@ -467,7 +643,11 @@ def winding_numbers(tris, points, out):
             la = np.sqrt(ax * ax + ay * ay + az * az)
             lb = np.sqrt(bx * bx + by * by + bz * bz)
             lc = np.sqrt(cx * cx + cy * cy + cz * cz)
-            det = ax * (by * cz - bz * cy) - ay * (bx * cz - bz * cx) + az * (bx * cy - by * cx)
+            det = (
+                ax * (by * cz - bz * cy)
+                - ay * (bx * cz - bz * cx)
+                + az * (bx * cy - by * cx)
+            )
             div = (
                 la * lb * lc
                 + (ax * bx + ay * by + az * bz) * lc

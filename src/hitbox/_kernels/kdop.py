@@ -1,6 +1,5 @@
 """k-DOP kernels beyond the shared slab tests: the polytope's vertices, for transforms."""
 
-import numpy as np
 from numba import njit
 
 
