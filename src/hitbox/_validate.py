@@ -293,8 +293,20 @@ def is_rotation(linear, tol=1e-6):
     )
 
 
-def as_rays(origins, directions, t_max=np.inf, dim=None):
-    """Return (Rays, was_single). Origins and directions finite, directions non-zero."""
+def as_rays(origins, directions=None, t_max=None, dim=None):
+    """Return (Rays, was_single). Origins and directions finite, directions non-zero.
+
+    ``origins`` may be a :class:`Rays` (then ``directions`` and ``t_max`` stay None);
+    ``t_max`` defaults to inf (rays) and a scalar serves every ray.
+    """
+    if isinstance(origins, Rays):
+        if directions is not None or t_max is not None:
+            raise TypeError("pass either a Rays or origins and directions (with t_max)")
+        origins, directions, t_max = origins
+    elif directions is None:
+        raise TypeError("directions is required unless origins is a Rays")
+    if t_max is None:
+        t_max = np.inf
     origin, single_o = as_points(origins, "origins", dim=dim, finite=True)
     direction, single_d = as_points(
         directions, "directions", dim=origin.shape[1], finite=True

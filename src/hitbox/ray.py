@@ -240,26 +240,7 @@ def cast_kdop(
 
 def _rays(origins, directions, t_max, dim=None):
     """Validated Rays from a Rays or from (origins, directions, t_max = inf)."""
-    if isinstance(origins, Rays):
-        if directions is not None or t_max is not None:
-            raise TypeError("pass either a Rays or origins and directions (with t_max)")
-        origins, directions, t_max = origins
-    elif directions is None:
-        raise TypeError("directions is required unless origins is a Rays")
-    if t_max is None:
-        t_max = np.inf
-    if np.ndim(t_max) == 0:
-        # One t_max for every ray, spelled out: _validate.as_rays turns a scalar into a
-        # length-1 array and then rejects it when there are several rays.
-        value = v.as_float(t_max, "t_max").reshape(-1)[0]
-        t_max = np.full(max(_count(origins), _count(directions)), value)
     return v.as_rays(origins, directions, t_max, dim=dim)
-
-
-def _count(points):
-    """How many points an (N, D) or (D,) argument holds (its checks come later)."""
-    shape = np.shape(points)
-    return shape[0] if len(shape) == 2 else 1
 
 
 def _as_axes(axes, k):

@@ -21,7 +21,6 @@ import numpy as np
 
 from hitbox import _validate as v
 from hitbox._kernels import triangle as _kt
-from hitbox._types import Rays
 
 __all__ = [
     "Segments",
@@ -258,22 +257,4 @@ def _broadcast_len(a, b):
 
 def _as_rays(origins, directions, t_max):
     """Validated 3D Rays from a Rays or from (origins, directions, t_max)."""
-    if isinstance(origins, Rays):
-        if directions is not None or t_max is not None:
-            raise TypeError("pass either a Rays or origins and directions (with t_max)")
-        origins, directions, t_max = origins
-    elif directions is None:
-        raise TypeError("directions is required unless origins is a Rays")
-    if t_max is None:
-        t_max = np.inf
-    if np.ndim(t_max) == 0:
-        # A scalar t_max serves every ray; as_rays wants one per ray.
-        value = v.as_float(t_max, "t_max").reshape(-1)[0]
-        n = max(_count(origins), _count(directions))
-        t_max = np.full(n, value)
     return v.as_rays(origins, directions, t_max, dim=3)
-
-
-def _count(points):
-    shape = np.shape(points)
-    return shape[0] if len(shape) == 2 else 1

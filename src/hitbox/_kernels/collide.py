@@ -493,7 +493,13 @@ def collide_many_serial(
 ):
     """:func:`collide_many` on one thread, in one pass: each pose's pairs are appended to
     one growing buffer (no second walk), which wins below a few dozen poses or when the
-    machine's cores are busy."""
+    machine's cores are busy.
+
+    With ``first_only``, poses are walked in order with a witness (Lin & Canny's temporal
+    coherence): the last pose's crossing triangle pair is tested first, and when it still
+    crosses, that settles the pose without a traversal. Along a trajectory, consecutive
+    poses in contact nearly always share such a pair.
+    """
     n_poses = len(rots)
     flat = np.empty((3, 64), np.intp)
     total = 0
@@ -502,7 +508,15 @@ def collide_many_serial(
         return flat[:, :0]
     stack = np.empty((a_depth + b_depth + 3, 2), np.intp)
     out = np.empty((2, 16), np.intp)
+    witness_a = -1
+    witness_b = -1
     for p in range(n_poses):
+        if first_only and witness_a >= 0:
+            p0, p1, p2 = load(a_tris, witness_a)
+            q0, q1, q2 = load_xf(b_tris, witness_b, rots[p], transes[p])
+            if tri_tri_overlap(p0, p1, p2, q0, q1, q2):
+                counts[p] = 1
+                continue
         out, n = _descend(
             a_bv,
             a_first,
@@ -521,6 +535,9 @@ def collide_many_serial(
         )
         counts[p] = n
         if first_only:
+            if n > 0:
+                witness_a = out[0, 0]
+                witness_b = out[1, 0]
             continue
         if total + n > flat.shape[1]:
             grown = np.empty((3, 2 * (total + n)), np.intp)
@@ -563,6 +580,17 @@ def collide_many(
         counts[:] = 0
         return np.empty((3, 0), np.intp)
     depth = a_depth + b_depth + 3
+    if first_only:
+        # chunks of consecutive poses, each walked serially with its own witness pair
+        chunk = 32
+        for c in prange((n_poses + chunk - 1) // chunk):
+            lo = c * chunk
+            hi = min(n_poses, lo + chunk)
+            collide_many_serial(
+                a_bv, a_first, a_count, a_tris, a_depth, b_bv, b_first, b_count,
+                b_tris, b_depth, rots[lo:hi], transes[lo:hi], True, counts[lo:hi],
+            )  # fmt: skip
+        return np.empty((3, 0), np.intp)
     for p in prange(n_poses):
         out, n = _pose(
             a_bv,
