@@ -277,12 +277,14 @@ def as_transforms(matrices, name="transforms", rigid=True):
             f"{name}[{_first_bad(bad)}] is not affine: last row must be 0 0 0 1"
         )
     rot = np.ascontiguousarray(arr[:, :3, :3])
-    if rigid:
-        for k in range(len(rot)):
-            if not is_rotation(rot[k]):
-                raise ValueError(
-                    f"{name}[{k}] must be rigid (a rotation and a translation)"
-                )
+    if rigid and len(rot):
+        # all K at once: orthonormal columns to 1e-6 and a positive determinant
+        err = np.abs(np.einsum("kji,kjl->kil", rot, rot) - np.eye(3)).max(axis=(1, 2))
+        det = np.einsum("ki,ki->k", rot[:, :, 0], np.cross(rot[:, :, 1], rot[:, :, 2]))
+        bad = (err > 1e-6) | (det <= 0)
+        if bad.any():
+            k = _first_bad(bad)
+            raise ValueError(f"{name}[{k}] must be rigid (a rotation and a translation)")
     return rot, np.ascontiguousarray(arr[:, :3, 3]), single
 
 
@@ -320,9 +322,10 @@ def as_rays(origins, directions=None, t_max=None, dim=None):
             raise ValueError(
                 f"origins ({len(origin)}) and directions ({len(direction)}) differ in length"
             )
-    zero = ~np.any(direction != 0.0, axis=1)
-    if zero.any():
-        raise ValueError(f"directions[{_first_bad(zero)}] is all zero")
+    if not direction.all():  # some zero component: now look for an all-zero row
+        zero = ~np.any(direction != 0.0, axis=1)
+        if zero.any():
+            raise ValueError(f"directions[{_first_bad(zero)}] is all zero")
     tm = as_float(t_max, "t_max")
     tm = np.ascontiguousarray(np.broadcast_to(tm, (len(origin),)) if tm.ndim == 0 else tm)
     if tm.shape != (len(origin),):
