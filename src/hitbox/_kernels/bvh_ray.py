@@ -121,23 +121,10 @@ def cast(
     out_v,
 ):
     """Nearest (or any) hit of each ray; out_slot is -1 and out_t inf on a miss."""
-    stack = np.empty(depth + 2, np.intp)
-    for r in range(len(origins)):
-        o, d, zero, inv = _ray_setup(origins, directions, r)
-        t, s, u, v = _cast_one(
-            node_box,
-            node_first,
-            node_count,
-            tris,
-            stack,
-            o,
-            d,
-            zero,
-            inv,
-            t_max[r],
-            first_only,
-        )
-        out_t[r], out_slot[r], out_u[r], out_v[r] = t, s, u, v
+    _cast_range(
+        node_box, node_first, node_count, tris, depth, origins, directions, t_max,
+        first_only, out_t, out_slot, out_u, out_v, 0, len(origins),
+    )  # fmt: skip
 
 
 @njit(cache=True, nogil=True)
