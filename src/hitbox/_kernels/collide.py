@@ -311,6 +311,46 @@ def split_rigid(matrix, rot, trans):
 
 
 @njit(inline="always")
+def _leaf_pair(a_tris, fa, ca, b_tris, fb, cb, rot, trans, first_only, out, n):
+    """Exact tests of two leaves' triangles; appends crossing slot pairs to out (growing
+    it). Returns (out, n, stop): stop when ``first_only`` found one.
+
+    Each of b's triangles is moved once per leaf pair, and a box test (exact on the moved
+    coordinates) skips the triangle test for most pairs.
+    """
+    for t in range(fb, fb + cb):
+        q0, q1, q2 = load_xf(b_tris, t, rot, trans)
+        qlo0 = min(q0[0], q1[0], q2[0])
+        qhi0 = max(q0[0], q1[0], q2[0])
+        qlo1 = min(q0[1], q1[1], q2[1])
+        qhi1 = max(q0[1], q1[1], q2[1])
+        qlo2 = min(q0[2], q1[2], q2[2])
+        qhi2 = max(q0[2], q1[2], q2[2])
+        for s in range(fa, fa + ca):
+            p0, p1, p2 = load(a_tris, s)
+            if (
+                max(p0[0], p1[0], p2[0]) < qlo0
+                or min(p0[0], p1[0], p2[0]) > qhi0
+                or max(p0[1], p1[1], p2[1]) < qlo1
+                or min(p0[1], p1[1], p2[1]) > qhi1
+                or max(p0[2], p1[2], p2[2]) < qlo2
+                or min(p0[2], p1[2], p2[2]) > qhi2
+            ):
+                continue
+            if tri_tri_overlap(p0, p1, p2, q0, q1, q2):
+                if n == out.shape[1]:
+                    grown = np.empty((2, 2 * n + 16), np.intp)
+                    grown[:, :n] = out
+                    out = grown
+                out[0, n] = s
+                out[1, n] = t
+                n += 1
+                if first_only:
+                    return out, n, True
+    return out, n, False
+
+
+@njit(inline="always")
 def _descend(
     a_bv,
     a_first,
@@ -341,39 +381,21 @@ def _descend(
         ca = a_count[m]
         cb = b_count[k]
         if ca > 0 and cb > 0:
-            fa = a_first[m]
-            fb = b_first[k]
-            # each of b's triangles is moved once per leaf pair, and a box test (exact on
-            # the moved coordinates) skips the triangle test for most pairs
-            for t in range(fb, fb + cb):
-                q0, q1, q2 = load_xf(b_tris, t, rot, trans)
-                qlo0 = min(q0[0], q1[0], q2[0])
-                qhi0 = max(q0[0], q1[0], q2[0])
-                qlo1 = min(q0[1], q1[1], q2[1])
-                qhi1 = max(q0[1], q1[1], q2[1])
-                qlo2 = min(q0[2], q1[2], q2[2])
-                qhi2 = max(q0[2], q1[2], q2[2])
-                for s in range(fa, fa + ca):
-                    p0, p1, p2 = load(a_tris, s)
-                    if (
-                        max(p0[0], p1[0], p2[0]) < qlo0
-                        or min(p0[0], p1[0], p2[0]) > qhi0
-                        or max(p0[1], p1[1], p2[1]) < qlo1
-                        or min(p0[1], p1[1], p2[1]) > qhi1
-                        or max(p0[2], p1[2], p2[2]) < qlo2
-                        or min(p0[2], p1[2], p2[2]) > qhi2
-                    ):
-                        continue
-                    if tri_tri_overlap(p0, p1, p2, q0, q1, q2):
-                        if n == out.shape[1]:
-                            grown = np.empty((2, 2 * n + 16), np.intp)
-                            grown[:, :n] = out
-                            out = grown
-                        out[0, n] = s
-                        out[1, n] = t
-                        n += 1
-                        if first_only:
-                            return out, n
+            out, n, done = _leaf_pair(
+                a_tris,
+                a_first[m],
+                ca,
+                b_tris,
+                b_first[k],
+                cb,
+                rot,
+                trans,
+                first_only,
+                out,
+                n,
+            )
+            if done:
+                return out, n
             continue
         if cb == 0 and (ca > 0 or size(b_bv, k) > size(a_bv, m)):
             f = b_first[k]
