@@ -695,7 +695,10 @@ def _console():
         from rich.console import Console
     except ImportError:  # rich is optional: plain text then
         return None
-    return Console(highlight=False, soft_wrap=True)
+    console = Console(highlight=False, soft_wrap=True)
+    if not console.is_terminal:  # piped or logged (make demo): rich would wrap at 80
+        console = Console(highlight=False, soft_wrap=True, width=140)
+    return console
 
 
 def _say(console, text):

@@ -178,7 +178,7 @@ def _experiment(say, *, out_dir, quick, console=None):
     )
     result = experiment.run(quick=quick, out_dir=out_dir, repeats=2 if quick else 3)
     if console is not None:
-        experiment._print(result["summary"], result["trees"])
+        experiment._print(result["summary"], result["trees"], console)
     else:
         for row in result["summary"]:
             say(

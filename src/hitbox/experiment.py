@@ -394,7 +394,7 @@ def _plot(rows, path):
     return path
 
 
-def _print(summary, trees):
+def _print(summary, trees, console=None):
     try:
         from rich.console import Console
         from rich.table import Table
@@ -425,7 +425,8 @@ def _print(summary, trees):
             f"{r['speedup_vs_obb_only']:.2f}x",
             f"{r['time_saved_pct']:+.1f} %",
         )
-    Console().print(table)
+    console = console or Console()
+    console.print(table)
     kinds = Table(title="Tree-vs-tree seconds over every 4th pose, by node kind")
     for col in ("scene", "mode", "node", "seconds", "chosen"):
         kinds.add_column(col)
@@ -437,7 +438,7 @@ def _print(summary, trees):
             f"{r['seconds']:.5f}",
             "yes" if r["chosen"] else "",
         )
-    Console().print(kinds)
+    console.print(kinds)
 
 
 def main(argv=None):
