@@ -302,7 +302,18 @@ def _fit(groups, hull):
     p = len(groups)
     center, half, rot = np.empty((p, 3)), np.empty((p, 3)), np.empty((p, 3, 3))
     if p:
-        kernels.fit(groups, hull, center, half, rot)
+        # Fit at unit scale: squares of coordinates near 1e-160 (or 1e+160) leave the
+        # normal float range and the axes lose their orthonormality. A power-of-two
+        # scale is exact both ways, so containment stays bit for bit.
+        with np.errstate(divide="ignore"):
+            big = np.abs(groups).max(axis=(1, 2), initial=0.0)
+            exponent = np.where(
+                big > 0, np.floor(np.log2(np.where(big > 0, big, 1.0))), 0
+            )
+        scale = np.ldexp(1.0, exponent.astype(int))
+        kernels.fit(groups / scale[:, None, None], hull, center, half, rot)
+        center *= scale[:, None]
+        half *= scale[:, None]
     return OBBs(center, half, rot)
 
 
