@@ -688,9 +688,15 @@ def _seg_tri_points(a, b, sa, sb, t0, t1, t2, ax_t, pts, n):
     db = _plane_value(t0, t1, t2, b)
     t = 0.5 if da == db else da / (da - db)
     # A segment nearly in the plane makes t ill-conditioned; the crossing is over t, and
-    # every point of ab over t is then near t.
-    lo, hi = _prism_clip(a, b, t0, t1, t2, ax_t)
-    return _add(pts, n, _lerp(a, b, _clamp(t, lo, hi)))
+    # every point of ab over t is then near t. Only then clamp to the part of ab over t:
+    # for a segment that crosses the plane steeply, t is accurate, while the projection
+    # behind the clamp can collapse it (a vertex of ab over a vertex of t) to a wrong end.
+    normal = _cross(_sub(t1, t0), _sub(t2, t0))
+    ab = _sub(b, a)
+    if abs(da - db) < 1e-6 * np.sqrt(_dot(normal, normal) * _dot(ab, ab)):
+        lo, hi = _prism_clip(a, b, t0, t1, t2, ax_t)
+        t = _clamp(t, lo, hi)
+    return _add(pts, n, _lerp(a, b, t))
 
 
 @njit(cache=True)
