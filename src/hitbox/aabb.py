@@ -104,18 +104,14 @@ def union(a, b):
     ``b.min`` against the max side; here hi is max(a.hi, b.hi)."""
     a, sa = v.as_boxes(a, "a")
     b, sb = v.as_boxes(b, "b", dim=a.shape[2])
-    _check_broadcast(a, b)
-    out = np.empty(np.broadcast_shapes(a.shape, b.shape))
-    np.minimum(a[:, 0], b[:, 0], out=out[:, 0])
-    np.maximum(a[:, 1], b[:, 1], out=out[:, 1])
-    return _squeeze(out, sa and sb)
+    return _squeeze(slab_union(a, b), sa and sb)
 
 
 def union_points(boxes, points):
     """Elementwise box grown to hold a point (seed ``add(point)``), broadcasting."""
     boxes, sb = v.as_boxes(boxes)
     pts, sp = v.as_points(points, dim=boxes.shape[2], finite=True)
-    _check_broadcast(boxes, pts, "points")
+    check_broadcast(boxes, pts, "points")
     out = np.empty((max(len(boxes), len(pts)), 2, boxes.shape[2]))
     np.minimum(boxes[:, 0], pts, out=out[:, 0])
     np.maximum(boxes[:, 1], pts, out=out[:, 1])
@@ -136,7 +132,7 @@ def intersection(a, b):
     empty box where they are disjoint. Touching boxes give a flat box."""
     a, sa = v.as_boxes(a, "a")
     b, sb = v.as_boxes(b, "b", dim=a.shape[2])
-    _check_broadcast(a, b)
+    check_broadcast(a, b)
     out = np.empty(np.broadcast_shapes(a.shape, b.shape))
     np.maximum(a[:, 0], b[:, 0], out=out[:, 0])
     np.minimum(a[:, 1], b[:, 1], out=out[:, 1])
@@ -181,7 +177,7 @@ def contains_points(boxes, points):
     """Elementwise closed containment (boundary counts), broadcasting boxes and points."""
     boxes, sb = v.as_boxes(boxes)
     pts, sp = v.as_points(points, dim=boxes.shape[2])
-    _check_broadcast(boxes, pts, "points")
+    check_broadcast(boxes, pts, "points")
     hit = np.all((boxes[:, 0] <= pts) & (pts <= boxes[:, 1]), axis=1)
     return _squeeze(hit, sb and sp)
 
@@ -193,7 +189,7 @@ def closest_points(boxes, points):
     """
     boxes, sb = v.as_boxes(boxes)
     pts, sp = v.as_points(points, dim=boxes.shape[2])
-    _check_broadcast(boxes, pts, "points")
+    check_broadcast(boxes, pts, "points")
     empties = np.isposinf(boxes[:, 0, 0])
     if empties.any():
         raise ValueError(
@@ -210,13 +206,7 @@ def overlap(a, b):
     """
     a, sa = v.as_boxes(a, "a", scan=False)
     b, sb = v.as_boxes(b, "b", dim=a.shape[2], scan=False)
-    _check_broadcast(a, b)
-    out = np.empty(max(len(a), len(b)) if min(len(a), len(b)) else 0, dtype=np.bool_)
-    if len(out):
-        bad = np.full(2, -1, np.intp)
-        slabs.overlap(a, b, out, bad)
-        v.raise_nan(bad, ("a", "b"))
-    return bool(out[0]) if sa and sb else out
+    return slab_overlap(a, b, sa and sb)
 
 
 def overlap_pairs(a, b):
@@ -296,6 +286,27 @@ def _sweep_axis(a, b):
     return int(np.argmax(spread / extent))
 
 
-def _check_broadcast(a, b, name_b="b"):
+def slab_overlap(a, b, single, noun="boxes"):
+    """Validated slab sets (boxes or k-DOPs) → elementwise overlap, broadcasting one
+    against many; NaN is found inside the kernel's one pass."""
+    check_broadcast(a, b, noun=noun)
+    out = np.empty(max(len(a), len(b)) if min(len(a), len(b)) else 0, dtype=np.bool_)
+    if len(out):
+        bad = np.full(2, -1, np.intp)
+        slabs.overlap(a, b, out, bad)
+        v.raise_nan(bad, ("a", "b"))
+    return bool(out[0]) if single else out
+
+
+def slab_union(a, b, noun="boxes"):
+    """Validated slab sets → elementwise smallest slab set holding both."""
+    check_broadcast(a, b, noun=noun)
+    out = np.empty(np.broadcast_shapes(a.shape, b.shape))
+    np.minimum(a[:, 0], b[:, 0], out=out[:, 0])
+    np.maximum(a[:, 1], b[:, 1], out=out[:, 1])
+    return out
+
+
+def check_broadcast(a, b, name_b="b", noun="boxes"):
     if len(a) != len(b) and len(a) != 1 and len(b) != 1:
-        raise ValueError(f"cannot broadcast {len(a)} boxes against {len(b)} {name_b}")
+        raise ValueError(f"cannot broadcast {len(a)} {noun} against {len(b)} {name_b}")

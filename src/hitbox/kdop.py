@@ -111,11 +111,7 @@ def union(a, b):
     """Elementwise smallest k-DOP holding both (broadcasting; same K)."""
     a, sa, k = v.as_kdops(a, "a")
     b, sb, _ = v.as_kdops(b, "b", k=k)
-    _check_broadcast(a, b)
-    out = np.empty(np.broadcast_shapes(a.shape, b.shape))
-    np.minimum(a[:, 0], b[:, 0], out=out[:, 0])
-    np.maximum(a[:, 1], b[:, 1], out=out[:, 1])
-    return _squeeze(out, sa and sb)
+    return _squeeze(aabb.slab_union(a, b, noun="k-DOPs"), sa and sb)
 
 
 def overlap(a, b):
@@ -127,13 +123,7 @@ def overlap(a, b):
     """
     a, sa, k = v.as_kdops(a, "a")
     b, sb, _ = v.as_kdops(b, "b", k=k)
-    _check_broadcast(a, b)
-    out = np.empty(max(len(a), len(b)) if min(len(a), len(b)) else 0, dtype=np.bool_)
-    if len(out):
-        bad = np.full(2, -1, np.intp)
-        slabs.overlap(a, b, out, bad)
-        v.raise_nan(bad, ("a", "b"))
-    return bool(out[0]) if sa and sb else out
+    return aabb.slab_overlap(a, b, sa and sb, noun="k-DOPs")
 
 
 def overlap_pairs(a, b):
@@ -154,7 +144,7 @@ def contains_points(kdops, points):
     """Elementwise closed containment, broadcasting k-DOPs and points."""
     kdops, sk, k = v.as_kdops(kdops)
     pts, sp = v.as_points(points, dim=3)
-    _check_broadcast(kdops, pts, "points")
+    aabb.check_broadcast(kdops, pts, "points", noun="k-DOPs")
     proj = pts @ AXES[k].T
     hit = np.all((kdops[:, 0] <= proj) & (proj <= kdops[:, 1]), axis=1)
     return _squeeze(hit, sk and sp)
@@ -221,8 +211,3 @@ def _vertices(kdops, k):
     if len(kdops):
         _kd.vertices(kdops, np.ascontiguousarray(AXES[k]), out, counts)
     return out, counts
-
-
-def _check_broadcast(a, b, name_b="b"):
-    if len(a) != len(b) and len(a) != 1 and len(b) != 1:
-        raise ValueError(f"cannot broadcast {len(a)} k-DOPs against {len(b)} {name_b}")

@@ -300,40 +300,25 @@ class TriangleMesh:
         rays, single = v.as_rays(origins, directions, t_max, dim=3)
         n = len(rays.origin)
         tree = self.bvh
+        # rays cull on the nodes' exact boxes, whatever the tree's own volume kind
+        walk = (
+            tree.node_box,
+            tree.node_first,
+            tree.node_count,
+            self._slot_tris,
+            tree.depth,
+        )
+        walk += (rays.origin, rays.direction, rays.t_max)
         if mode == "all":
             counts = np.zeros(n + 1, np.intp)
             if n and tree.n_nodes:
-                _ray.count_all(
-                    tree.node_box,
-                    tree.node_first,
-                    tree.node_count,
-                    self._slot_tris,
-                    tree.depth,
-                    rays.origin,
-                    rays.direction,
-                    rays.t_max,
-                    counts,
-                )
+                _ray.count_all(*walk, counts)
             offsets = np.cumsum(counts)
             total = int(offsets[-1])
             face = np.empty(total, np.intp)
             t, u, vv = np.empty(total), np.empty(total), np.empty(total)
             if total:
-                _ray.fill_all(
-                    tree.node_box,
-                    tree.node_first,
-                    tree.node_count,
-                    self._slot_tris,
-                    tree.depth,
-                    rays.origin,
-                    rays.direction,
-                    rays.t_max,
-                    offsets,
-                    face,
-                    t,
-                    u,
-                    vv,
-                )
+                _ray.fill_all(*walk, offsets, face, t, u, vv)
             ray = np.repeat(np.arange(n), counts[1:])
             face = tree.prim_order[face] if total else face
             order = np.lexsort((face, t, ray))
@@ -343,21 +328,7 @@ class TriangleMesh:
         u, vv = np.zeros(n), np.zeros(n)
         if n and tree.n_nodes:
             kernel = _ray.cast_parallel if n >= _ray.PARALLEL_MIN else _ray.cast
-            kernel(
-                tree.node_box,
-                tree.node_first,
-                tree.node_count,
-                self._slot_tris,
-                tree.depth,
-                rays.origin,
-                rays.direction,
-                rays.t_max,
-                mode == "any",
-                t,
-                face,
-                u,
-                vv,
-            )
+            kernel(*walk, mode == "any", t, face, u, vv)
         hit = face >= 0
         face[hit] = tree.prim_order[face[hit]]
         out = RayHits(hit, t, face, u, vv)
