@@ -93,7 +93,18 @@ class TriangleMesh:
         self._slot_tris = slot_tris
         # the traversal's arguments, gathered once: a single query must stay a few
         # microseconds, and attribute lookups add up at that scale
-        self._args = (bvh.node_bv, bvh.node_first, bvh.node_count, slot_tris, bvh.depth)
+        # each slot's exact triangle box, from the triangles themselves (the leaf test's
+        # prefilter must bound exactly these, whatever tree was passed in)
+        slot_box = np.stack([slot_tris.min(axis=1), slot_tris.max(axis=1)], axis=1)
+        slot_box.flags.writeable = False
+        self._args = (
+            *_collide.node_parts(bvh.node_bv),
+            bvh.node_first,
+            bvh.node_count,
+            slot_tris,
+            slot_box,
+            bvh.depth,
+        )
 
     # -- construction ----------------------------------------------------------------------
 
@@ -189,7 +200,10 @@ class TriangleMesh:
         if type(other) is not TriangleMesh or other.bvh.kind != self.bvh.kind:
             self._pair(other)  # raises with the reason
         matrix = _matrix(transform)
-        out, n = _collide.collide(*self._args, *other._args, matrix, mode == "any")
+        if mode == "any":
+            n = _collide.collide_any(*self._args, *other._args, matrix)
+        else:
+            out, n = _collide.collide(*self._args, *other._args, matrix, False)
         if n < 0:
             v.as_transform(matrix, "transform", rigid=True)  # names the problem
             raise ValueError("transform must be rigid (a rotation and a translation)")

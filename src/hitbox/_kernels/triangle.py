@@ -451,6 +451,36 @@ def _seg_seg_3d(a, b, c, d):
     )
 
 
+@njit(inline="always")
+def _one_side(p0, p1, p2, q0, q1, q2):
+    """+1 (-1) when q0, q1, q2 all lie strictly on the positive (negative) side of plane
+    p0 p1 p2 by orient3d's filter, else 0 (undecided, not "touching").
+
+    The plane's cross product is formed once for the three points; each sign is the same
+    triple product as :func:`orient3d` with its factors in cyclic order (w . (u x v) =
+    u . (v x w)), so Shewchuk's bound holds with the permanent taken in that order.
+    """
+    ux, uy, uz = p1[0] - p0[0], p1[1] - p0[1], p1[2] - p0[2]
+    vx, vy, vz = p2[0] - p0[0], p2[1] - p0[1], p2[2] - p0[2]
+    uyvz, uzvy = uy * vz, uz * vy
+    uzvx, uxvz = uz * vx, ux * vz
+    uxvy, uyvx = ux * vy, uy * vx
+    nx, ny, nz = uyvz - uzvy, uzvx - uxvz, uxvy - uyvx
+    px, py, pz = abs(uyvz) + abs(uzvy), abs(uzvx) + abs(uxvz), abs(uxvy) + abs(uyvx)
+    side = 0
+    for q in (q0, q1, q2):
+        wx, wy, wz = q[0] - p0[0], q[1] - p0[1], q[2] - p0[2]
+        det = wx * nx + wy * ny + wz * nz
+        aw = abs(wx) + abs(wy) + abs(wz)
+        bound = _O3_BOUND * (px * abs(wx) + py * abs(wy) + pz * abs(wz))
+        bound += _UNDERFLOW * (1.0 + aw)
+        s = 1 if det > bound else (-1 if det < -bound else 0)
+        if s == 0 or (side != 0 and s != side):
+            return 0
+        side = s
+    return side
+
+
 @njit(cache=True)
 def tri_tri_overlap(p0, p1, p2, q0, q1, q2):
     """Closed triangles p and q (three 3-tuples each) share at least one point. Exact.
@@ -466,6 +496,9 @@ def tri_tri_overlap(p0, p1, p2, q0, q1, q2):
             return False
         if max(q0[k], q1[k], q2[k]) < min(p0[k], p1[k], p2[k]):
             return False
+    # most pairs that get here are apart by a plane: settle them with one cross product
+    if _one_side(p0, p1, p2, q0, q1, q2) != 0 or _one_side(q0, q1, q2, p0, p1, p2) != 0:
+        return False
     sq = (orient3d(p0, p1, p2, q0), orient3d(p0, p1, p2, q1), orient3d(p0, p1, p2, q2))
     if sq[0] == sq[1] and sq[1] == sq[2] and sq[0] != 0:
         return False
