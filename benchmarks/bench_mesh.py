@@ -14,7 +14,7 @@ from hitbox._torus import torus_mesh
 from hitbox.bvh import BVH
 from hitbox.mesh import TriangleMesh
 
-NODE_KINDS = ("obb", "aabb", "sphere", "kdop18")
+NODE_KINDS = ("obb", "aabb", "sphere", "kdop14", "kdop18", "kdop26")
 
 
 def _rotation(rng):
@@ -87,12 +87,20 @@ def _coal_model(v, f):
 
 def _per_pose(fn, poses, repeats=3):
     """Min over repeats of the time of fn(T) for each pose, in seconds: (P,) array."""
-    best = np.full(len(poses), np.inf)
+    return _per_pose_each({"fn": fn}, poses, repeats)["fn"]
+
+
+def _per_pose_each(fns, poses, repeats=5):
+    """:func:`_per_pose` for several functions, interleaved: each repeat times every
+    function in turn, so drift in the machine's speed falls on all of them alike."""
+    best = {name: np.full(len(poses), np.inf) for name in fns}
     for _ in range(repeats):
-        for k, T in enumerate(poses):
-            start = time.perf_counter()
-            fn(T)
-            best[k] = min(best[k], time.perf_counter() - start)
+        for name, fn in fns.items():
+            times = best[name]
+            for k, T in enumerate(poses):
+                start = time.perf_counter()
+                fn(T)
+                times[k] = min(times[k], time.perf_counter() - start)
     return best
 
 
@@ -145,13 +153,16 @@ def _scene_rows(name, va, fa, vb, fb, n_poses, quick):
         return res
 
     fcl_answers = np.array([fcl_any(T) for T in poses])
-    t_fcl = _per_pose(fcl_any, poses)
-    t_coal = _per_pose(coal_any, poses)
+    fns = {"fcl": fcl_any, "coal": coal_any}
     for k in NODE_KINDS:
         a, b = meshes_a[k], meshes_b[k]
         answers = np.array([a.intersect(b, T) for T in poses])
         assert np.array_equal(answers, fcl_answers), f"{k}: any disagrees with python-fcl"
-        t_any = _per_pose(lambda T, a=a, b=b: a.intersect(b, T), poses)
+        fns[k] = lambda T, a=a, b=b: a.intersect(b, T)
+    times = _per_pose_each(fns, poses)
+    t_fcl, t_coal = times["fcl"], times["coal"]
+    for k in NODE_KINDS:
+        t_any = times[k]
         row = {
             "scene": name,
             "query": "any, one pose per call",
@@ -161,6 +172,7 @@ def _scene_rows(name, va, fa, vb, fb, n_poses, quick):
             "coal_us": t_coal.mean() * 1e6,
             "ratio_vs_fcl": t_fcl.mean() / t_any.mean(),
             "ratio_vs_coal": t_coal.mean() / t_any.mean(),
+            "time_vs_obb_tree": t_any.mean() / times["obb"].mean(),
         }
         for kind in ("colliding", "near", "apart"):
             sel = kinds == kind
@@ -170,7 +182,11 @@ def _scene_rows(name, va, fa, vb, fb, n_poses, quick):
 
     colliding = poses[kinds == "colliding"]
     coal_sets = [coal_all(T) for T in colliding]
-    t_coal_all = _per_pose(coal_all, colliding, repeats=2)
+    fns = {"coal": coal_all}
+    for k in NODE_KINDS:
+        fns[k] = lambda T, a=meshes_a[k], b=meshes_b[k]: a.intersect(b, T, mode="all")
+    times_all = _per_pose_each(fns, colliding, repeats=2)
+    t_coal_all = times_all["coal"]
     for k in NODE_KINDS:
         a, b = meshes_a[k], meshes_b[k]
         pairs = [a.intersect(b, T, mode="all") for T in colliding]
@@ -178,7 +194,7 @@ def _scene_rows(name, va, fa, vb, fb, n_poses, quick):
             {(c.b1, c.b2) for c in res.getContacts()} == set(map(tuple, p.T.tolist()))
             for res, p in zip(coal_sets, pairs, strict=True)
         )
-        t_all = _per_pose(lambda T, a=a, b=b: a.intersect(b, T, mode="all"), colliding, 2)
+        t_all = times_all[k]
         rows.append(
             {
                 "scene": name,
@@ -187,6 +203,7 @@ def _scene_rows(name, va, fa, vb, fb, n_poses, quick):
                 "hitbox_us": t_all.mean() * 1e6,
                 "coal_us": t_coal_all.mean() * 1e6,
                 "ratio_vs_coal": t_coal_all.mean() / t_all.mean(),
+                "time_vs_obb_tree": t_all.mean() / times_all["obb"].mean(),
                 "pair_sets_equal_to_coal": f"{same}/{len(colliding)}",
             }
         )

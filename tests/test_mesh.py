@@ -69,6 +69,49 @@ def test_touching_faces_count_as_contact():
     assert not mesh.intersect(mesh, T)
 
 
+def test_translations_take_the_exact_slab_path_for_every_node_kind(small):
+    """Pure translations (slab trees shift every slab, no box bound) against brute force,
+    including placements where the tori just touch (found by bisection)."""
+    rng = np.random.default_rng(11)
+    ref = small["obb"]
+    for _ in range(8):
+        d = rng.normal(size=3)
+        d /= np.linalg.norm(d)
+        lo, hi = 0.0, 3.0
+        for _ in range(60):  # last touching offset along d, to the last bit
+            mid = 0.5 * (lo + hi)
+            T = np.eye(4)
+            T[:3, 3] = mid * d
+            lo, hi = (mid, hi) if ref.intersect_brute(ref, T).shape[1] else (lo, mid)
+        for s in (0.5 * lo, lo, hi, 1.01 * hi):
+            T = np.eye(4)
+            T[:3, 3] = s * d
+            expected = ref.intersect_brute(ref, T)
+            for kind, mesh in small.items():
+                got = mesh.intersect(mesh, T, mode="all")
+                np.testing.assert_array_equal(got, expected, err_msg=f"{kind} at {s}")
+                assert mesh.intersect(mesh, T) == (expected.shape[1] > 0), kind
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_far_from_the_origin_touching_boxes_still_touch(kind):
+    """Cubes a million units out, a quarter turn apart, faces flush: rounding in the node
+    tests scales with the coordinates, and must not separate them."""
+    box = trimesh.creation.box(extents=(1.0, 1.0, 1.0))
+    offset = np.array([1e6 + 0.125, -3e6 + 0.25, 2e6 + 0.75])  # sums stay exact
+    a = TriangleMesh(np.asarray(box.vertices) + offset, box.faces, node=kind)
+    b = TriangleMesh(np.asarray(box.vertices), box.faces, node=kind)
+    quarter = np.array([[0.0, -1.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 1.0]])
+    for gap in (0.0, 0.25, 1e-9):
+        T = np.eye(4)
+        T[:3, :3] = quarter
+        T[:3, 3] = offset + np.array([1.0 + gap, 0.375, -0.25])
+        expected = a.intersect_brute(b, T)
+        np.testing.assert_array_equal(a.intersect(b, T, mode="all"), expected)
+        assert a.intersect(b, T) == (expected.shape[1] > 0)
+        assert (expected.shape[1] > 0) == (gap == 0.0)
+
+
 def test_agrees_with_python_fcl_on_tori_over_many_poses():
     """python-fcl matched exact arithmetic on every pose in the issue's survey: our oracle."""
     v, f = torus(50, 20)  # 2,000 triangles keeps 1,000 poses of fcl's all-contacts quick

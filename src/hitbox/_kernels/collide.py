@@ -1,15 +1,21 @@
 """Tree against tree: the narrow phase between two meshes under a rigid motion (SPEC §8).
 
 Tree B lives in its own model frame; ``rot``, ``trans`` map it into A's frame. Nodes of B
-are moved on the fly, never refitted from vertices: exactly for spheres and OBBs, by
-Arvo's box for AABB and k-DOP nodes (their x, y, z slabs; the k-DOP's diagonal slabs are
-then bounded from that box). Every node test is widened by a relative 1e-12 so rounding
+are moved on the fly, never refitted from vertices: exactly for spheres and OBBs; for
+AABB and k-DOP nodes exactly under a translation (every slab shifts) and, under a
+rotation, as boxes by the box-box separating-axis test (Arvo's box first). Every node
+test is widened by a relative 1e-12 and by the coordinates' magnitude, so rounding
 cannot separate volumes that touch; leaves run the exact triangle test on B's triangle
 moved in the same summation order as ``_affine.apply``.
+
+Entry kernels take plain arrays only (:func:`node_parts`): numba types a tuple argument
+in Python at about a microsecond a call, which is a tenth of a whole query.
 
 Descent follows Coal's ``firstOverSecond``: split the node that is not a leaf, or the
 larger of two inner nodes, so the two sides shrink together.
 """
+
+from collections import namedtuple
 
 import numpy as np
 from numba import njit, prange
@@ -23,7 +29,6 @@ from hitbox._kernels.triangle import (
     tri_tri_overlap,
     tri_tri_segment,
 )
-from hitbox._types import OBBs, Spheres
 
 #: Relative widening of every moved-node test (rounding must never separate a touch).
 REL_EPS = 1e-12
@@ -281,6 +286,11 @@ def _size_typed(a, i):
 
 # -- node tables as plain arrays -----------------------------------------------------------
 
+# Kernels import only kernels: these mirror hitbox._types' Spheres and OBBs field for
+# field, which is all the kind dispatch of bv.py looks at.
+_SphereNodes = namedtuple("_SphereNodes", ["center", "radius"])
+_OBBNodes = namedtuple("_OBBNodes", ["center", "half", "rot"])
+
 _NO_PART = np.empty(0)
 _NO_PART.flags.writeable = False
 
@@ -300,8 +310,8 @@ def as_bv(x, y, z):
     if x.ndim == 3:
         return x
     if y.ndim == 1:
-        return Spheres(x, y)
-    return OBBs(x, y, z)
+        return _SphereNodes(x, y)
+    return _OBBNodes(x, y, z)
 
 
 @overload(as_bv)
@@ -309,8 +319,8 @@ def _as_bv_typed(x, y, z):
     if x.ndim == 3:
         return lambda x, y, z: x
     if y.ndim == 1:
-        return lambda x, y, z: Spheres(x, y)
-    return lambda x, y, z: OBBs(x, y, z)
+        return lambda x, y, z: _SphereNodes(x, y)
+    return lambda x, y, z: _OBBNodes(x, y, z)
 
 
 # -- the transform, checked inside the kernel ----------------------------------------------
