@@ -91,12 +91,12 @@ class TriangleMesh:
         slot_tris = np.ascontiguousarray(tris[bvh.prim_order])
         slot_tris.flags.writeable = False
         self._slot_tris = slot_tris
-        # the traversal's arguments, gathered once: a single query must stay a few
-        # microseconds, and attribute lookups add up at that scale
         # each slot's exact triangle box, from the triangles themselves (the leaf test's
         # prefilter must bound exactly these, whatever tree was passed in)
         slot_box = np.stack([slot_tris.min(axis=1), slot_tris.max(axis=1)], axis=1)
         slot_box.flags.writeable = False
+        # the traversal's arguments, gathered once and all plain arrays: a single query
+        # must stay a few microseconds (see _kernels.collide.collide)
         self._args = (
             *_collide.node_parts(bvh.node_bv),
             bvh.node_first,

@@ -304,7 +304,8 @@ def _fit(groups, hull):
     if p:
         # Fit at unit scale: squares of coordinates near 1e-160 (or 1e+160) leave the
         # normal float range and the axes lose their orthonormality. A power-of-two
-        # scale is exact both ways, so containment stays bit for bit.
+        # scale is exact both ways for normal numbers, not for subnormal ones, so the
+        # half extents are measured again at the points' own scale.
         with np.errstate(divide="ignore"):
             big = np.abs(groups).max(axis=(1, 2), initial=0.0)
             exponent = np.where(
@@ -313,7 +314,7 @@ def _fit(groups, hull):
         scale = np.ldexp(1.0, exponent.astype(int))
         kernels.fit(groups / scale[:, None, None], hull, center, half, rot)
         center *= scale[:, None]
-        half *= scale[:, None]
+        kernels.frame_halves(groups, center, rot, half)
     return OBBs(center, half, rot)
 
 

@@ -220,6 +220,26 @@ def contains_points(obbs, points, out):
 
 
 @njit(cache=True, nogil=True)
+def frame_halves(groups, center, rot, half):
+    """half[g] = the largest |frame coordinate| of group g's points, as contains_points
+    computes them: every point tests inside, whatever scale the axes were fitted at."""
+    for g in range(groups.shape[0]):
+        if groups.shape[1] == 0:
+            continue
+        h0 = h1 = h2 = 0.0
+        for p in range(groups.shape[1]):
+            u0, u1, u2 = frame_coords(
+                center, rot, g, groups[g, p, 0], groups[g, p, 1], groups[g, p, 2]
+            )
+            h0 = max(h0, abs(u0))
+            h1 = max(h1, abs(u1))
+            h2 = max(h2, abs(u2))
+        half[g, 0] = h0
+        half[g, 1] = h1
+        half[g, 2] = h2
+
+
+@njit(cache=True, nogil=True)
 def fit(groups, hull, center, half, rot):
     """One box per point group ``groups (P, K, 3)``; writes center, half, rot ``[P]``.
 
