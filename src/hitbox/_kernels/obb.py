@@ -219,24 +219,28 @@ def contains_points(obbs, points, out):
 # -- fitting --------------------------------------------------------------------------
 
 
+@njit(inline="always")
+def _set_halves(pts, center, rot, half, g):
+    """half[g] = the largest |frame coordinate| of the points, as contains_points
+    computes them, so every point tests inside bit for bit."""
+    h0 = h1 = h2 = 0.0
+    for p in range(len(pts)):
+        u0, u1, u2 = frame_coords(center, rot, g, pts[p, 0], pts[p, 1], pts[p, 2])
+        h0 = max(h0, abs(u0))
+        h1 = max(h1, abs(u1))
+        h2 = max(h2, abs(u2))
+    half[g, 0] = h0
+    half[g, 1] = h1
+    half[g, 2] = h2
+
+
 @njit(cache=True, nogil=True)
 def frame_halves(groups, center, rot, half):
-    """half[g] = the largest |frame coordinate| of group g's points, as contains_points
-    computes them: every point tests inside, whatever scale the axes were fitted at."""
+    """Half extents of each box for its group's points, whatever scale the axes were
+    fitted at (see :func:`_set_halves`)."""
     for g in range(groups.shape[0]):
-        if groups.shape[1] == 0:
-            continue
-        h0 = h1 = h2 = 0.0
-        for p in range(groups.shape[1]):
-            u0, u1, u2 = frame_coords(
-                center, rot, g, groups[g, p, 0], groups[g, p, 1], groups[g, p, 2]
-            )
-            h0 = max(h0, abs(u0))
-            h1 = max(h1, abs(u1))
-            h2 = max(h2, abs(u2))
-        half[g, 0] = h0
-        half[g, 1] = h1
-        half[g, 2] = h2
+        if groups.shape[1] > 0:
+            _set_halves(groups[g], center, rot, half, g)
 
 
 @njit(cache=True, nogil=True)
@@ -541,12 +545,4 @@ def _finish(pts, mu, basis, lo, hi, center, half, rot, g):
         center[g, m] = c
         for k in range(3):
             rot[g, m, k] = basis[m, k]
-    h0 = h1 = h2 = 0.0
-    for p in range(len(pts)):
-        u0, u1, u2 = frame_coords(center, rot, g, pts[p, 0], pts[p, 1], pts[p, 2])
-        h0 = max(h0, abs(u0))
-        h1 = max(h1, abs(u1))
-        h2 = max(h2, abs(u2))
-    half[g, 0] = h0
-    half[g, 1] = h1
-    half[g, 2] = h2
+    _set_halves(pts, center, rot, half, g)
