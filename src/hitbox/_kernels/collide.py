@@ -403,23 +403,10 @@ def _leaf_pair(a_tris, a_sbox, fa, ca, b_tris, fb, cb, rot, trans, first_only, o
 
 @njit(inline="always")
 def _descend(
-    a_bv,
-    a_first,
-    a_count,
-    a_tris,
-    a_sbox,
-    b_bv,
-    b_first,
-    b_count,
-    b_tris,
-    b_sbox,
-    rot,
-    trans,
-    stack,
-    first_only,
-    out,
-    n,
-):
+    a_bv, a_first, a_count, a_tris, a_sbox,
+    b_bv, b_first, b_count, b_tris, b_sbox,
+    rot, trans, stack, first_only, out, n,
+):  # fmt: skip
     """Walk the node pairs from (0, 0). Appends colliding slot pairs to out (growing it);
     returns (out, n). With ``first_only`` stops at the first pair."""
     turned = False
@@ -474,21 +461,10 @@ def _descend(
 
 @njit(cache=True, nogil=True)
 def _collide_one(
-    a_bv,
-    a_first,
-    a_count,
-    a_tris,
-    a_sbox,
-    a_depth,
-    b_bv,
-    b_first,
-    b_count,
-    b_tris,
-    b_sbox,
-    b_depth,
-    matrix,
-    first_only,
-):
+    a_bv, a_first, a_count, a_tris, a_sbox, a_depth,
+    b_bv, b_first, b_count, b_tris, b_sbox, b_depth,
+    matrix, first_only,
+):  # fmt: skip
     """Colliding triangle pairs of two trees, as (2, n) slot pairs; n = -1: not rigid.
 
     ``a_tris``/``b_tris`` hold each tree's triangles in slot order, so a leaf's
@@ -503,23 +479,10 @@ def _collide_one(
         return out, 0
     stack = np.empty((a_depth + b_depth + 3, 2), np.intp)
     return _descend(
-        a_bv,
-        a_first,
-        a_count,
-        a_tris,
-        a_sbox,
-        b_bv,
-        b_first,
-        b_count,
-        b_tris,
-        b_sbox,
-        rot,
-        trans,
-        stack,
-        first_only,
-        out,
-        0,
-    )
+        a_bv, a_first, a_count, a_tris, a_sbox,
+        b_bv, b_first, b_count, b_tris, b_sbox,
+        rot, trans, stack, first_only, out, 0,
+    )  # fmt: skip
 
 
 @njit(cache=True, nogil=True)
@@ -570,44 +533,18 @@ def _pose(
     a_bv = as_bv(a_bv0, a_bv1, a_bv2)
     b_bv = as_bv(b_bv0, b_bv1, b_bv2)
     return _descend(
-        a_bv,
-        a_first,
-        a_count,
-        a_tris,
-        a_sbox,
-        b_bv,
-        b_first,
-        b_count,
-        b_tris,
-        b_sbox,
-        rot,
-        trans,
-        stack,
-        first_only,
-        out,
-        0,
-    )
+        a_bv, a_first, a_count, a_tris, a_sbox,
+        b_bv, b_first, b_count, b_tris, b_sbox,
+        rot, trans, stack, first_only, out, 0,
+    )  # fmt: skip
 
 
 @njit(cache=True, nogil=True)
 def _many_serial(
-    a_bv,
-    a_first,
-    a_count,
-    a_tris,
-    a_sbox,
-    a_depth,
-    b_bv,
-    b_first,
-    b_count,
-    b_tris,
-    b_sbox,
-    b_depth,
-    rots,
-    transes,
-    first_only,
-    counts,
-):
+    a_bv, a_first, a_count, a_tris, a_sbox, a_depth,
+    b_bv, b_first, b_count, b_tris, b_sbox, b_depth,
+    rots, transes, first_only, counts,
+):  # fmt: skip
     """:func:`collide_many` on one thread, in one pass: each pose's pairs are appended to
     one growing buffer (no second walk), which wins below a few dozen poses or when the
     machine's cores are busy.
@@ -635,23 +572,10 @@ def _many_serial(
                 counts[p] = 1
                 continue
         out, n = _descend(
-            a_bv,
-            a_first,
-            a_count,
-            a_tris,
-            a_sbox,
-            b_bv,
-            b_first,
-            b_count,
-            b_tris,
-            b_sbox,
-            rots[p],
-            transes[p],
-            stack,
-            first_only,
-            out,
-            0,
-        )
+            a_bv, a_first, a_count, a_tris, a_sbox,
+            b_bv, b_first, b_count, b_tris, b_sbox,
+            rots[p], transes[p], stack, first_only, out, 0,
+        )  # fmt: skip
         counts[p] = n
         if first_only:
             if n > 0:
@@ -718,26 +642,10 @@ def collide_many(
         return np.empty((3, 0), np.intp)
     for p in prange(n_poses):
         out, n = _pose(
-            a_bv0,
-            a_bv1,
-            a_bv2,
-            a_first,
-            a_count,
-            a_tris,
-            a_sbox,
-            b_bv0,
-            b_bv1,
-            b_bv2,
-            b_first,
-            b_count,
-            b_tris,
-            b_sbox,
-            rots[p],
-            transes[p],
-            first_only,
-            depth,
-            16,
-        )
+            a_bv0, a_bv1, a_bv2, a_first, a_count, a_tris, a_sbox,
+            b_bv0, b_bv1, b_bv2, b_first, b_count, b_tris, b_sbox,
+            rots[p], transes[p], first_only, depth, 16,
+        )  # fmt: skip
         counts[p] = n
     if first_only:
         return np.empty((3, 0), np.intp)
@@ -749,26 +657,10 @@ def collide_many(
         if counts[p] == 0:
             continue
         out, n = _pose(
-            a_bv0,
-            a_bv1,
-            a_bv2,
-            a_first,
-            a_count,
-            a_tris,
-            a_sbox,
-            b_bv0,
-            b_bv1,
-            b_bv2,
-            b_first,
-            b_count,
-            b_tris,
-            b_sbox,
-            rots[p],
-            transes[p],
-            False,
-            depth,
-            counts[p],
-        )
+            a_bv0, a_bv1, a_bv2, a_first, a_count, a_tris, a_sbox,
+            b_bv0, b_bv1, b_bv2, b_first, b_count, b_tris, b_sbox,
+            rots[p], transes[p], False, depth, counts[p],
+        )  # fmt: skip
         o = offsets[p]
         for q in range(n):
             flat[0, o + q] = p
