@@ -38,7 +38,7 @@ REL_EPS = 1e-12
 
 
 @njit(inline="always")
-def _slabs_xf(a, i, b, j, rot, trans, turned):
+def _slabs_xf(a, i, b, j, rot, trans, turned, widen):
     """Slab node a[i] against slab node b[j] moved by (rot, trans).
 
     Under a translation every slab of b just shifts: the test is the exact k-DOP test.
@@ -106,12 +106,12 @@ def _slabs_xf(a, i, b, j, rot, trans, turned):
         rot[1, 0], rot[1, 1], rot[1, 2],
         rot[2, 0], rot[2, 1], rot[2, 2],
         q00, q01, q02, q10, q11, q12, q20, q21, q22,
-        ha0, ha1, ha2, r0, r1, r2, s,
+        ha0, ha1, ha2, r0, r1, r2, s + widen * (r0 + r1 + r2),
     )  # fmt: skip
 
 
 @njit(inline="always")
-def _sphere_xf(a, i, b, j, rot, trans, turned):
+def _sphere_xf(a, i, b, j, rot, trans, turned, widen):
     ra, rb = a.radius[i], b.radius[j]
     if ra < 0.0 or rb < 0.0:
         return False
@@ -120,65 +120,63 @@ def _sphere_xf(a, i, b, j, rot, trans, turned):
     dy = trans[1] + rot[1, 0] * x + rot[1, 1] * y + rot[1, 2] * z - a.center[i, 1]
     dz = trans[2] + rot[2, 0] * x + rot[2, 1] * y + rot[2, 2] * z - a.center[i, 2]
     reach = (ra + rb) * (1.0 + REL_EPS) + REL_EPS * (abs(dx) + abs(dy) + abs(dz))
+    reach += rb * widen
     return dx * dx + dy * dy + dz * dz <= reach * reach
 
 
 @njit(inline="always")
-def _col(m, c):
-    return m[0, c], m[1, c], m[2, c]
-
-
-@njit(inline="always")
-def _mv(rot, v):
-    return (
-        rot[0, 0] * v[0] + rot[0, 1] * v[1] + rot[0, 2] * v[2],
-        rot[1, 0] * v[0] + rot[1, 1] * v[1] + rot[1, 2] * v[2],
-        rot[2, 0] * v[0] + rot[2, 1] * v[1] + rot[2, 2] * v[2],
-    )
-
-
-@njit(inline="always")
-def _dot(u, v):
-    return u[0] * v[0] + u[1] * v[1] + u[2] * v[2]
-
-
-@njit(inline="always")
-def _obb_xf(a, i, b, j, rot, trans, turned):
+def _obb_xf(a, i, b, j, rot, trans, turned, widen):
     """Separating-axis test of OBB a[i] and OBB b[j] moved by (rot, trans), in a's frame.
 
     Gottschalk, Lin & Manocha 1996 (RAPID); Ericson, Real-Time Collision Detection p101.
-    Each of a's face axes is tested as soon as its row of the relative rotation is
-    known, since most rejections happen there. |R| is widened so that parallel edges
-    (a zero cross-product axis) cannot separate. Scalars and tuples only: no allocation
-    in the innermost test.
+    |R| is widened so that parallel edges (a zero cross-product axis) cannot separate.
+    Every entry is read as a scalar: a row view (``a.rot[i]``) costs a reference count
+    in and out, which measured a third of the whole test.
     """
     ha0, ha1, ha2 = a.half[i, 0], a.half[i, 1], a.half[i, 2]
     hb0, hb1, hb2 = b.half[j, 0], b.half[j, 1], b.half[j, 2]
     if min(ha0, ha1, ha2) < 0.0 or min(hb0, hb1, hb2) < 0.0:
         return False
-    A = a.rot[i]
-    B = b.rot[j]
-    m0, m1, m2 = _mv(rot, _col(B, 0)), _mv(rot, _col(B, 1)), _mv(rot, _col(B, 2))
-    bc = (b.center[j, 0], b.center[j, 1], b.center[j, 2])
-    cb = _mv(rot, bc)
-    d = (
-        trans[0] + cb[0] - a.center[i, 0],
-        trans[1] + cb[1] - a.center[i, 1],
-        trans[2] + cb[2] - a.center[i, 2],
-    )
+    B, A = b.rot, a.rot
+    # m = rot @ B[j]: b's axes (columns) in a's model frame
+    m00 = rot[0, 0] * B[j, 0, 0] + rot[0, 1] * B[j, 1, 0] + rot[0, 2] * B[j, 2, 0]
+    m10 = rot[1, 0] * B[j, 0, 0] + rot[1, 1] * B[j, 1, 0] + rot[1, 2] * B[j, 2, 0]
+    m20 = rot[2, 0] * B[j, 0, 0] + rot[2, 1] * B[j, 1, 0] + rot[2, 2] * B[j, 2, 0]
+    m01 = rot[0, 0] * B[j, 0, 1] + rot[0, 1] * B[j, 1, 1] + rot[0, 2] * B[j, 2, 1]
+    m11 = rot[1, 0] * B[j, 0, 1] + rot[1, 1] * B[j, 1, 1] + rot[1, 2] * B[j, 2, 1]
+    m21 = rot[2, 0] * B[j, 0, 1] + rot[2, 1] * B[j, 1, 1] + rot[2, 2] * B[j, 2, 1]
+    m02 = rot[0, 0] * B[j, 0, 2] + rot[0, 1] * B[j, 1, 2] + rot[0, 2] * B[j, 2, 2]
+    m12 = rot[1, 0] * B[j, 0, 2] + rot[1, 1] * B[j, 1, 2] + rot[1, 2] * B[j, 2, 2]
+    m22 = rot[2, 0] * B[j, 0, 2] + rot[2, 1] * B[j, 1, 2] + rot[2, 2] * B[j, 2, 2]
+    c0, c1, c2 = b.center[j, 0], b.center[j, 1], b.center[j, 2]
+    p0, p1, p2 = a.center[i, 0], a.center[i, 1], a.center[i, 2]
+    d0 = trans[0] + (rot[0, 0] * c0 + rot[0, 1] * c1 + rot[0, 2] * c2) - p0
+    d1 = trans[1] + (rot[1, 0] * c0 + rot[1, 1] * c1 + rot[1, 2] * c2) - p1
+    d2 = trans[2] + (rot[2, 0] * c0 + rot[2, 1] * c1 + rot[2, 2] * c2) - p2
     mag = (
-        abs(trans[0]) + abs(trans[1]) + abs(trans[2]) + abs(bc[0]) + abs(bc[1])
-        + abs(bc[2]) + abs(a.center[i, 0]) + abs(a.center[i, 1]) + abs(a.center[i, 2])
+        abs(trans[0]) + abs(trans[1]) + abs(trans[2])
+        + abs(c0) + abs(c1) + abs(c2) + abs(p0) + abs(p1) + abs(p2)
     )  # fmt: skip
     # |t| <= |d|, so this slack covers one computed from t
-    s = ha0 + ha1 + ha2 + hb0 + hb1 + hb2 + 2.0 * (abs(d[0]) + abs(d[1]) + abs(d[2]))
-    s = (s + mag) * REL_EPS + 1e-300
+    s = ha0 + ha1 + ha2 + hb0 + hb1 + hb2 + 2.0 * (abs(d0) + abs(d1) + abs(d2))
+    s = (s + mag) * REL_EPS + 1e-300 + widen * (hb0 + hb1 + hb2)
+    # a's axes are the columns of A[i]: t = A^T d, R = A^T m
+    a00, a10, a20 = A[i, 0, 0], A[i, 1, 0], A[i, 2, 0]
+    a01, a11, a21 = A[i, 0, 1], A[i, 1, 1], A[i, 2, 1]
+    a02, a12, a22 = A[i, 0, 2], A[i, 1, 2], A[i, 2, 2]
+    t0 = a00 * d0 + a10 * d1 + a20 * d2
+    t1 = a01 * d0 + a11 * d1 + a21 * d2
+    t2 = a02 * d0 + a12 * d1 + a22 * d2
+    r00 = a00 * m00 + a10 * m10 + a20 * m20
+    r01 = a00 * m01 + a10 * m11 + a20 * m21
+    r02 = a00 * m02 + a10 * m12 + a20 * m22
+    r10 = a01 * m00 + a11 * m10 + a21 * m20
+    r11 = a01 * m01 + a11 * m11 + a21 * m21
+    r12 = a01 * m02 + a11 * m12 + a21 * m22
+    r20 = a02 * m00 + a12 * m10 + a22 * m20
+    r21 = a02 * m01 + a12 * m11 + a22 * m21
+    r22 = a02 * m02 + a12 * m12 + a22 * m22
     e = 1e-12
-    a0, a1, a2 = _col(A, 0), _col(A, 1), _col(A, 2)
-    t0, t1, t2 = _dot(a0, d), _dot(a1, d), _dot(a2, d)
-    r00, r01, r02 = _dot(a0, m0), _dot(a0, m1), _dot(a0, m2)
-    r10, r11, r12 = _dot(a1, m0), _dot(a1, m1), _dot(a1, m2)
-    r20, r21, r22 = _dot(a2, m0), _dot(a2, m1), _dot(a2, m2)
     q00, q01, q02 = abs(r00) + e, abs(r01) + e, abs(r02) + e
     q10, q11, q12 = abs(r10) + e, abs(r11) + e, abs(r12) + e
     q20, q21, q22 = abs(r20) + e, abs(r21) + e, abs(r22) + e
@@ -258,14 +256,16 @@ _XF = {"slabs": _slabs_xf, "sphere": _sphere_xf, "obb": _obb_xf}
 _SIZE = {"slabs": _slabs_size, "sphere": _sphere_size, "obb": _obb_size}
 
 
-def overlap_xf(a, i, b, j, rot, trans, turned):
+def overlap_xf(a, i, b, j, rot, trans, turned, widen):
     """Node a[i] against node b[j] moved by (rot, trans); both trees of one kind.
-    ``turned``: rot is not the identity (slab nodes take a cheaper, exact path if not)."""
-    return _XF[kind_of(a)](a, i, b, j, rot, trans, turned)
+    ``turned``: rot is not the identity (slab nodes take a cheaper, exact path if not).
+    ``widen``: relative growth of b's extents that covers rot's distance from
+    orthonormal (see :func:`skew_widening`)."""
+    return _XF[kind_of(a)](a, i, b, j, rot, trans, turned, widen)
 
 
-@overload(overlap_xf)
-def _overlap_xf_typed(a, i, b, j, rot, trans, turned):
+@overload(overlap_xf, inline="always")
+def _overlap_xf_typed(a, i, b, j, rot, trans, turned, widen):
     kind = _kind_of_type(a)
     if kind is None or kind != _kind_of_type(b):
         return None
@@ -277,7 +277,7 @@ def size(a, i):
     return _SIZE[kind_of(a)](a, i)
 
 
-@overload(size)
+@overload(size, inline="always")
 def _size_typed(a, i):
     kind = _kind_of_type(a)
     return None if kind is None else _SIZE[kind].py_func
@@ -357,6 +357,25 @@ def split_rigid(matrix, rot, trans):
     return det > 0.0
 
 
+@njit(inline="always")
+def skew_widening(rot):
+    """How much b's moved extents must grow, relative, for a rot that is orthonormal
+    only to a tolerance (callers accept 1e-6, as float32 matrices are).
+
+    The separating-axis radii of a moved box assume orthonormal columns. With
+    ``R^T R = I + E`` and every ``|E_pq| <= skew``, a radius computed that way falls
+    short of the true one by at most 3 skew (b-face axes) or 6 skew (edge axes) times
+    the sum of b's half extents, and a moved sphere's radius grows by at most 3/2 skew:
+    8 skew covers all three. 0 for an exactly orthonormal rot.
+    """
+    skew = 0.0
+    for p in range(3):
+        for q in range(3):
+            dot = rot[0, p] * rot[0, q] + rot[1, p] * rot[1, q] + rot[2, p] * rot[2, q]
+            skew = max(skew, abs(dot - (1.0 if p == q else 0.0)))
+    return 8.0 * skew
+
+
 # -- traversal -----------------------------------------------------------------------------
 
 
@@ -414,6 +433,7 @@ def _descend(
         for c in range(3):
             if rot[r, c] != (1.0 if r == c else 0.0):
                 turned = True
+    widen = skew_widening(rot)
     top = 1
     stack[0, 0] = 0
     stack[0, 1] = 0
@@ -421,7 +441,7 @@ def _descend(
         top -= 1
         m = stack[top, 0]
         k = stack[top, 1]
-        if not overlap_xf(a_bv, m, b_bv, k, rot, trans, turned):
+        if not overlap_xf(a_bv, m, b_bv, k, rot, trans, turned, widen):
             continue
         ca = a_count[m]
         cb = b_count[k]
