@@ -22,6 +22,7 @@ from numba import njit, prange
 from numba.extending import overload
 
 from hitbox._kernels.bv import _AXES, _kind_of_type, axis_row, kind_of
+from hitbox._kernels.rigid import is_rotation
 from hitbox._kernels.triangle import (
     CONTACT_SCRATCH,
     load,
@@ -344,17 +345,7 @@ def split_rigid(matrix, rot, trans):
         trans[r] = matrix[r, 3]
         for c in range(3):
             rot[r, c] = matrix[r, c]
-    for p in range(3):
-        for q in range(3):
-            dot = rot[0, p] * rot[0, q] + rot[1, p] * rot[1, q] + rot[2, p] * rot[2, q]
-            if abs(dot - (1.0 if p == q else 0.0)) > 1e-6:
-                return False
-    det = (
-        rot[0, 0] * (rot[1, 1] * rot[2, 2] - rot[1, 2] * rot[2, 1])
-        - rot[0, 1] * (rot[1, 0] * rot[2, 2] - rot[1, 2] * rot[2, 0])
-        + rot[0, 2] * (rot[1, 0] * rot[2, 1] - rot[1, 1] * rot[2, 0])
-    )
-    return det > 0.0
+    return is_rotation(rot)
 
 
 @njit(inline="always")
