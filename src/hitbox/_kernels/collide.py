@@ -11,8 +11,9 @@ moved in the same summation order as ``_affine.apply``.
 Entry kernels take plain arrays only (:func:`node_parts`): numba types a tuple argument
 in Python at about a microsecond a call, which is a tenth of a whole query.
 
-Descent follows Coal's ``firstOverSecond``: split the node that is not a leaf, or the
-larger of two inner nodes, so the two sides shrink together.
+Descent: a leaf against an inner node splits the inner node; two inner nodes split
+together (all four child pairs) in AABB, k-DOP and sphere trees, and the larger alone
+in OBB trees (Coal's ``firstOverSecond``), whichever measured faster (:func:`splits_both`).
 """
 
 from collections import namedtuple
@@ -285,6 +286,24 @@ def _size_typed(a, i):
     return None if kind is None else _SIZE[kind].py_func
 
 
+def splits_both(a):
+    """Whether two inner nodes split together (all four child pairs) rather than the
+    larger alone (Coal's firstOverSecond). Measured on the seed's tori: together takes
+    7 % fewer node pairs and 11 % less time on AABB and k-DOP trees, 6 % on sphere
+    trees, and 4 % more on near misses of OBB trees, whose nodes fit tightly enough
+    that splitting the larger alone wastes fewer tests."""
+    return kind_of(a) != "obb"
+
+
+@overload(splits_both, inline="always")
+def _splits_both_typed(a):
+    kind = _kind_of_type(a)
+    if kind is None:
+        return None
+    both = kind != "obb"
+    return lambda a: both
+
+
 # -- node tables as plain arrays -----------------------------------------------------------
 
 # Kernels import only kernels: these mirror hitbox._types' Spheres and OBBs field for
@@ -366,6 +385,13 @@ def skew_widening(rot):
             dot = rot[0, p] * rot[0, q] + rot[1, p] * rot[1, q] + rot[2, p] * rot[2, q]
             skew = max(skew, abs(dot - (1.0 if p == q else 0.0)))
     return 8.0 * skew
+
+
+@njit(inline="always")
+def stack_rows(a_depth, b_depth):
+    """Rows of the traversal stack: each step down pops one pair and pushes at most
+    four, and a path from the root pairs takes at most a_depth + b_depth steps."""
+    return 3 * (a_depth + b_depth) + 4
 
 
 # -- traversal -----------------------------------------------------------------------------
@@ -455,6 +481,19 @@ def _descend(
             if done:
                 return out, n
             continue
+        if ca == 0 and cb == 0 and splits_both(a_bv):
+            fa = a_first[m]
+            fb = b_first[k]
+            stack[top, 0] = fa + 1
+            stack[top, 1] = fb + 1
+            stack[top + 1, 0] = fa + 1
+            stack[top + 1, 1] = fb
+            stack[top + 2, 0] = fa
+            stack[top + 2, 1] = fb + 1
+            stack[top + 3, 0] = fa
+            stack[top + 3, 1] = fb
+            top += 4
+            continue
         if cb == 0 and (ca > 0 or size(b_bv, k) > size(a_bv, m)):
             f = b_first[k]
             stack[top, 0] = m
@@ -489,7 +528,7 @@ def _collide_one(
         return out, -1
     if len(a_first) == 0 or len(b_first) == 0:
         return out, 0
-    stack = np.empty((a_depth + b_depth + 3, 2), np.intp)
+    stack = np.empty((stack_rows(a_depth, b_depth), 2), np.intp)
     return _descend(
         a_bv, a_first, a_count, a_tris, a_sbox,
         b_bv, b_first, b_count, b_tris, b_sbox,
@@ -572,7 +611,7 @@ def _many_serial(
     if len(a_first) == 0 or len(b_first) == 0:
         counts[:] = 0
         return flat[:, :0]
-    stack = np.empty((a_depth + b_depth + 3, 2), np.intp)
+    stack = np.empty((stack_rows(a_depth, b_depth), 2), np.intp)
     out = np.empty((2, 16), np.intp)
     witness_a = -1
     witness_b = -1
@@ -639,7 +678,7 @@ def collide_many(
     if len(a_first) == 0 or len(b_first) == 0:
         counts[:] = 0
         return np.empty((3, 0), np.intp)
-    depth = a_depth + b_depth + 3
+    depth = stack_rows(a_depth, b_depth)
     if first_only:
         # chunks of consecutive poses, each walked serially with its own witness pair
         chunk = 32
