@@ -349,6 +349,26 @@ def test_query_is_invariant_under_permuting_primitives():
         np.testing.assert_array_equal(a, b)
 
 
+def test_nearly_orthonormal_obb_queries_hold_their_parallelepiped():
+    """A query OBB whose rotation is orthonormal only to 5e-7 (legal) is the
+    parallelepiped its matrix spans: a primitive box touching one of its corners is
+    found, and the tree agrees with the brute-force twin."""
+    rng = np.random.default_rng(4)
+    tree = BVH.build(soup(5, 300))
+    boxes = np.empty_like(tree.slot_box)
+    boxes[tree.prim_order] = tree.slot_box
+    for _ in range(100):
+        rot = rotation(rng) * (1.0 + rng.choice([4.9e-7, -4.9e-7]))
+        i = rng.integers(len(boxes))
+        half = np.abs(rng.normal(size=3)) + 0.1
+        signs = rng.choice([-1.0, 1.0], size=3)
+        corner = np.where(signs > 0, boxes[i, 0], boxes[i, 1])
+        query = OBBs((corner + rot @ (signs * half))[None], half[None], rot[None])
+        got = tree.query(query)
+        np.testing.assert_array_equal(got, tree.query_brute(query))
+        assert i in got[1]
+
+
 @pytest.mark.parametrize("kind", KINDS)
 def test_node_kind_pruning_is_conservative(kind):
     """The traversal kernel pruning on the kind's own volumes (what a tree-vs-tree descent

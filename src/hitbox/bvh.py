@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from hitbox import _validate as v
-from hitbox import kdop
+from hitbox import kdop, obb
 from hitbox._kernels import bvh_build as _build
 from hitbox._kernels import bvh_fit as _fit
 from hitbox._kernels import bvh_traverse as _traverse
@@ -377,7 +377,9 @@ def _as_queries(volumes):
     if isinstance(volumes, Spheres):
         return v.as_spheres(volumes, "volumes", dim=3)
     if isinstance(volumes, OBBs):
-        return v.as_obbs(volumes, "volumes")
+        # a rotation off orthonormal (legal to 1e-6) is replaced by the nearest one and
+        # its box grown to hold the given parallelepiped, as everywhere OBBs are tested
+        return obb._as_obbs(volumes, "volumes", tidy=True)
     return v.as_boxes(volumes, "volumes", dim=3)
 
 
