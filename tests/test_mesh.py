@@ -93,6 +93,81 @@ def test_translations_take_the_exact_slab_path_for_every_node_kind(small):
                 assert mesh.intersect(mesh, T) == (expected.shape[1] > 0), kind
 
 
+@pytest.mark.parametrize("fine_first", [False, True])
+def test_rotated_touching_placements_for_every_node_kind(small, fine_first):
+    """Rotations, with placements where two tori of different resolution just touch
+    (bisection to the last bit), and the same rotations off orthonormal by 5e-7 (legal):
+    every node kind equals brute force. Trees of different depths make leaves meet
+    inner nodes, so box trees take both leaf walks (a leaf's triangles boxed in the
+    other tree's frame, one of them through the inverse map)."""
+    v, f = torus(36, 10, r_major=0.9, r_minor=0.35)
+    fine = {kind: TriangleMesh(v, f, node=kind) for kind in KINDS}
+    a_set, b_set = (fine, small) if fine_first else (small, fine)
+    rng = np.random.default_rng(12)
+    ref_a, ref_b = a_set["obb"], b_set["obb"]
+    for trial in range(6):
+        rot = rotation(rng) * (1.0 + (4.9e-7 if trial % 2 else 0.0))
+        d = rng.normal(size=3)
+        d /= np.linalg.norm(d)
+
+        def pose(s, rot=rot, d=d):
+            T = np.eye(4)
+            T[:3, :3], T[:3, 3] = rot, s * d
+            return T
+
+        lo, hi = 0.0, 3.0
+        if not ref_a.intersect_brute(ref_b, pose(lo)).shape[1]:
+            continue
+        for _ in range(60):
+            mid = 0.5 * (lo + hi)
+            touching = ref_a.intersect_brute(ref_b, pose(mid)).shape[1]
+            lo, hi = (mid, hi) if touching else (lo, mid)
+        for s in (0.5 * lo, lo, hi):
+            T = pose(s)
+            expected = ref_a.intersect_brute(ref_b, T)
+            assert (expected.shape[1] > 0) == (s != hi)
+            for kind in KINDS:
+                a, b = a_set[kind], b_set[kind]
+                got = a.intersect(b, T, mode="all")
+                np.testing.assert_array_equal(got, expected, err_msg=f"{kind} at {s}")
+                assert a.intersect(b, T) == (expected.shape[1] > 0), kind
+                assert a.intersect_many(b, T[None])[0] == (expected.shape[1] > 0)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("a_is_triangle", [True, False])
+def test_a_triangle_on_the_extreme_vertex_of_a_turned_mesh(small, kind, a_is_triangle):
+    """One large triangle in the plane through the moved mesh's extreme vertex, across
+    that vertex's axis: the contact sits on the boundary of the mesh's leaf box and of
+    the triangle's box mapped into the mesh's frame, where only the leaf walks' slack
+    keeps the touch (rounding of the maps decides touching or not; brute force says)."""
+    rng = np.random.default_rng(13)
+    mesh = small[kind]
+    verts = mesh.vertices
+    face = np.array([[0, 1, 2]])
+    touching = 0
+    for _ in range(40):
+        rot = rotation(rng)
+        T = np.eye(4)
+        T[:3, :3], T[:3, 3] = rot, rng.normal(size=3)
+        axis = rng.integers(3)
+        v = verts[np.argmax(verts[:, axis])]
+        e = np.eye(3)[[(axis + 1) % 3, (axis + 2) % 3]]
+        plane = v + np.array([3 * e[0], -2 * e[0] + 3 * e[1], -2 * e[0] - 3 * e[1]])
+        moved = plane @ rot.T + T[:3, 3]  # the triangle, in A's frame
+        tri = TriangleMesh(moved, face, node=kind)
+        if a_is_triangle:
+            expected = tri.intersect_brute(mesh, T)
+            got = tri.intersect(mesh, T, mode="all")
+        else:  # the mesh is A: the triangle moves by the inverse placement
+            inv = np.linalg.inv(T)
+            expected = mesh.intersect_brute(tri, inv)
+            got = mesh.intersect(tri, inv, mode="all")
+        np.testing.assert_array_equal(got, expected)
+        touching += expected.shape[1] > 0
+    assert touching >= 10  # most placements touch exactly, so the check has teeth
+
+
 @pytest.mark.parametrize("kind", KINDS)
 def test_far_from_the_origin_touching_boxes_still_touch(kind):
     """Cubes a million units out, a quarter turn apart, faces flush: rounding in the node

@@ -11,9 +11,11 @@ moved in the same summation order as ``_affine.apply``.
 Entry kernels take plain arrays only (:func:`node_parts`): numba types a tuple argument
 in Python at about a microsecond a call, which is a tenth of a whole query.
 
-Descent: a leaf against an inner node splits the inner node; two inner nodes split
-together (all four child pairs) in AABB, k-DOP and sphere trees, and the larger alone
-in OBB trees (Coal's ``firstOverSecond``), whichever measured faster (:func:`splits_both`).
+Descent: a leaf against an inner node splits the inner node (in AABB and k-DOP trees
+under a rotation, the leaf's triangles are moved once and their box walks the inner
+node's subtree: :func:`_make_descend`); two inner nodes split together (all four child
+pairs) in AABB, k-DOP and sphere trees, and the larger alone in OBB trees (Coal's
+``firstOverSecond``), whichever measured faster (:func:`splits_both`).
 """
 
 from collections import namedtuple
@@ -390,8 +392,9 @@ def skew_widening(rot):
 @njit(inline="always")
 def stack_rows(a_depth, b_depth):
     """Rows of the traversal stack: each step down pops one pair and pushes at most
-    four, and a path from the root pairs takes at most a_depth + b_depth steps."""
-    return 3 * (a_depth + b_depth) + 4
+    four, a path from the root pairs takes at most a_depth + b_depth steps, and a leaf
+    walk (:func:`_b_leaf_walk`) runs above that, at most one tree deep."""
+    return 4 * (a_depth + b_depth) + 6
 
 
 # -- traversal -----------------------------------------------------------------------------
@@ -439,75 +442,234 @@ def _leaf_pair(a_tris, a_sbox, fa, ca, b_tris, fb, cb, rot, trans, first_only, o
 
 
 @njit(inline="always")
-def _descend(
+def inverse3(rot):
+    """rot^-1 by cofactors, as three row tuples (rot is near orthonormal: no pivoting)."""
+    c00 = rot[1, 1] * rot[2, 2] - rot[1, 2] * rot[2, 1]
+    c01 = rot[1, 2] * rot[2, 0] - rot[1, 0] * rot[2, 2]
+    c02 = rot[1, 0] * rot[2, 1] - rot[1, 1] * rot[2, 0]
+    det = rot[0, 0] * c00 + rot[0, 1] * c01 + rot[0, 2] * c02
+    i01 = (rot[0, 2] * rot[2, 1] - rot[0, 1] * rot[2, 2]) / det
+    i02 = (rot[0, 1] * rot[1, 2] - rot[0, 2] * rot[1, 1]) / det
+    i11 = (rot[0, 0] * rot[2, 2] - rot[0, 2] * rot[2, 0]) / det
+    i12 = (rot[0, 2] * rot[1, 0] - rot[0, 0] * rot[1, 2]) / det
+    i21 = (rot[0, 1] * rot[2, 0] - rot[0, 0] * rot[2, 1]) / det
+    i22 = (rot[0, 0] * rot[1, 1] - rot[0, 1] * rot[1, 0]) / det
+    return ((c00 / det, i01, i02), (c01 / det, i11, i12), (c02 / det, i21, i22))
+
+
+@njit(inline="always")
+def _b_leaf_walk(
+    a_bv, m, a_first, a_count, a_tris, a_sbox, fb, cb, b_tris,
+    rot, trans, stack, base, first_only, out, n,
+):  # fmt: skip
+    """B's leaf (slots fb.. fb+cb) against A's subtree under m, B's triangles moved once.
+
+    Their box in A's frame is exact on the moved coordinates the triangle test sees, and
+    far tighter than B's leaf box turned into A's frame, so A's boxes are tested against
+    it directly (six comparisons) instead of by the separating-axis test.
+    """
+    lo0 = lo1 = lo2 = np.inf
+    hi0 = hi1 = hi2 = -np.inf
+    for t in range(fb, fb + cb):
+        q0, q1, q2 = load_xf(b_tris, t, rot, trans)
+        lo0, hi0 = min(lo0, q0[0], q1[0], q2[0]), max(hi0, q0[0], q1[0], q2[0])
+        lo1, hi1 = min(lo1, q0[1], q1[1], q2[1]), max(hi1, q0[1], q1[1], q2[1])
+        lo2, hi2 = min(lo2, q0[2], q1[2], q2[2]), max(hi2, q0[2], q1[2], q2[2])
+    stack[base, 0] = m
+    top = base + 1
+    while top > base:
+        top -= 1
+        x = stack[top, 0]
+        if (
+            (a_bv[x, 0, 0] > hi0) | (a_bv[x, 1, 0] < lo0)
+            | (a_bv[x, 0, 1] > hi1) | (a_bv[x, 1, 1] < lo1)
+            | (a_bv[x, 0, 2] > hi2) | (a_bv[x, 1, 2] < lo2)
+        ):  # fmt: skip
+            continue
+        if a_count[x] > 0:
+            out, n, done = _leaf_pair(
+                a_tris, a_sbox, a_first[x], a_count[x], b_tris, fb, cb,
+                rot, trans, first_only, out, n,
+            )  # fmt: skip
+            if done:
+                return out, n, True
+            continue
+        f = a_first[x]
+        stack[top, 0] = f + 1
+        stack[top + 1, 0] = f
+        top += 2
+    return out, n, False
+
+
+@njit(inline="always")
+def _a_leaf_walk(
+    fa, ca, a_tris, a_sbox, b_bv, k, b_first, b_count, b_tris,
+    rot, trans, stack, base, first_only, out, n,
+):  # fmt: skip
+    """A's leaf (slots fa.. fa+ca) against B's subtree under k: A's triangles mapped into
+    B's frame (x -> rot^-1 (x - trans)), boxed, and B's boxes tested against that.
+
+    The triangle test itself runs in A's frame on B's moved triangles, so this box only
+    culls; it is widened by a relative 1e-12 of the coordinates, far above the rounding
+    of either mapping.
+    """
+    inv = inverse3(rot)
+    lo0 = lo1 = lo2 = np.inf
+    hi0 = hi1 = hi2 = -np.inf
+    mag = abs(trans[0]) + abs(trans[1]) + abs(trans[2])
+    big = 0.0
+    for s in range(fa, fa + ca):
+        for v in range(3):
+            x = a_tris[s, v, 0] - trans[0]
+            y = a_tris[s, v, 1] - trans[1]
+            z = a_tris[s, v, 2] - trans[2]
+            big = max(big, abs(x) + abs(y) + abs(z))
+            u0 = inv[0][0] * x + inv[0][1] * y + inv[0][2] * z
+            u1 = inv[1][0] * x + inv[1][1] * y + inv[1][2] * z
+            u2 = inv[2][0] * x + inv[2][1] * y + inv[2][2] * z
+            lo0, hi0 = min(lo0, u0), max(hi0, u0)
+            lo1, hi1 = min(lo1, u1), max(hi1, u1)
+            lo2, hi2 = min(lo2, u2), max(hi2, u2)
+    slack = REL_EPS * (mag + 2.0 * big) + 1e-300
+    lo0, lo1, lo2 = lo0 - slack, lo1 - slack, lo2 - slack
+    hi0, hi1, hi2 = hi0 + slack, hi1 + slack, hi2 + slack
+    stack[base, 0] = k
+    top = base + 1
+    while top > base:
+        top -= 1
+        x = stack[top, 0]
+        if (
+            (b_bv[x, 0, 0] > hi0) | (b_bv[x, 1, 0] < lo0)
+            | (b_bv[x, 0, 1] > hi1) | (b_bv[x, 1, 1] < lo1)
+            | (b_bv[x, 0, 2] > hi2) | (b_bv[x, 1, 2] < lo2)
+        ):  # fmt: skip
+            continue
+        if b_count[x] > 0:
+            out, n, done = _leaf_pair(
+                a_tris, a_sbox, fa, ca, b_tris, b_first[x], b_count[x],
+                rot, trans, first_only, out, n,
+            )  # fmt: skip
+            if done:
+                return out, n, True
+            continue
+        f = b_first[x]
+        stack[top, 0] = f + 1
+        stack[top + 1, 0] = f
+        top += 2
+    return out, n, False
+
+
+def _make_descend(walks):
+    """The node-pair walk; ``walks``: box-shaped nodes (AABB, k-DOP), where a leaf
+    against an inner node under a rotation walks the inner node's subtree with the
+    leaf's moved triangles boxed (:func:`_b_leaf_walk`, :func:`_a_leaf_walk`). A closure
+    constant, so the other kinds compile without that branch (a branch on a constant
+    from an overload still cost OBB trees a third of their time)."""
+
+    @njit(inline="always")
+    def descend(
+        a_bv, a_first, a_count, a_tris, a_sbox,
+        b_bv, b_first, b_count, b_tris, b_sbox,
+        rot, trans, stack, first_only, out, n,
+    ):  # fmt: skip
+        """Walk the node pairs from (0, 0). Appends colliding slot pairs to out (growing it);
+        returns (out, n). With ``first_only`` stops at the first pair."""
+        turned = False
+        for r in range(3):
+            for c in range(3):
+                if rot[r, c] != (1.0 if r == c else 0.0):
+                    turned = True
+        widen = skew_widening(rot)
+        top = 1
+        stack[0, 0] = 0
+        stack[0, 1] = 0
+        while top > 0:
+            top -= 1
+            m = stack[top, 0]
+            k = stack[top, 1]
+            if not overlap_xf(a_bv, m, b_bv, k, rot, trans, turned, widen):
+                continue
+            ca = a_count[m]
+            cb = b_count[k]
+            if ca > 0 and cb > 0:
+                out, n, done = _leaf_pair(
+                    a_tris,
+                    a_sbox,
+                    a_first[m],
+                    ca,
+                    b_tris,
+                    b_first[k],
+                    cb,
+                    rot,
+                    trans,
+                    first_only,
+                    out,
+                    n,
+                )
+                if done:
+                    return out, n
+                continue
+            if walks and turned and ((ca > 0) != (cb > 0)):
+                if cb > 0:
+                    out, n, done = _b_leaf_walk(
+                        a_bv, m, a_first, a_count, a_tris, a_sbox, b_first[k], cb, b_tris,
+                        rot, trans, stack, top, first_only, out, n,
+                    )  # fmt: skip
+                else:
+                    out, n, done = _a_leaf_walk(
+                        a_first[m], ca, a_tris, a_sbox, b_bv, k, b_first, b_count, b_tris,
+                        rot, trans, stack, top, first_only, out, n,
+                    )  # fmt: skip
+                if done:
+                    return out, n
+                continue
+            if ca == 0 and cb == 0 and splits_both(a_bv):
+                fa = a_first[m]
+                fb = b_first[k]
+                stack[top, 0] = fa + 1
+                stack[top, 1] = fb + 1
+                stack[top + 1, 0] = fa + 1
+                stack[top + 1, 1] = fb
+                stack[top + 2, 0] = fa
+                stack[top + 2, 1] = fb + 1
+                stack[top + 3, 0] = fa
+                stack[top + 3, 1] = fb
+                top += 4
+                continue
+            if cb == 0 and (ca > 0 or size(b_bv, k) > size(a_bv, m)):
+                f = b_first[k]
+                stack[top, 0] = m
+                stack[top, 1] = f + 1
+                stack[top + 1, 0] = m
+                stack[top + 1, 1] = f
+            else:
+                f = a_first[m]
+                stack[top, 0] = f + 1
+                stack[top, 1] = k
+                stack[top + 1, 0] = f
+                stack[top + 1, 1] = k
+            top += 2
+        return out, n
+
+    return descend
+
+
+_descend_boxes = _make_descend(True)
+_descend_frames = _make_descend(False)
+
+
+def _descend(*args):
+    """Walk the node pairs from (0, 0) (:func:`_make_descend`), the kind's variant."""
+    return (_descend_boxes if isinstance(args[0], np.ndarray) else _descend_frames)(*args)
+
+
+@overload(_descend, inline="always")
+def _descend_typed(
     a_bv, a_first, a_count, a_tris, a_sbox,
     b_bv, b_first, b_count, b_tris, b_sbox,
     rot, trans, stack, first_only, out, n,
 ):  # fmt: skip
-    """Walk the node pairs from (0, 0). Appends colliding slot pairs to out (growing it);
-    returns (out, n). With ``first_only`` stops at the first pair."""
-    turned = False
-    for r in range(3):
-        for c in range(3):
-            if rot[r, c] != (1.0 if r == c else 0.0):
-                turned = True
-    widen = skew_widening(rot)
-    top = 1
-    stack[0, 0] = 0
-    stack[0, 1] = 0
-    while top > 0:
-        top -= 1
-        m = stack[top, 0]
-        k = stack[top, 1]
-        if not overlap_xf(a_bv, m, b_bv, k, rot, trans, turned, widen):
-            continue
-        ca = a_count[m]
-        cb = b_count[k]
-        if ca > 0 and cb > 0:
-            out, n, done = _leaf_pair(
-                a_tris,
-                a_sbox,
-                a_first[m],
-                ca,
-                b_tris,
-                b_first[k],
-                cb,
-                rot,
-                trans,
-                first_only,
-                out,
-                n,
-            )
-            if done:
-                return out, n
-            continue
-        if ca == 0 and cb == 0 and splits_both(a_bv):
-            fa = a_first[m]
-            fb = b_first[k]
-            stack[top, 0] = fa + 1
-            stack[top, 1] = fb + 1
-            stack[top + 1, 0] = fa + 1
-            stack[top + 1, 1] = fb
-            stack[top + 2, 0] = fa
-            stack[top + 2, 1] = fb + 1
-            stack[top + 3, 0] = fa
-            stack[top + 3, 1] = fb
-            top += 4
-            continue
-        if cb == 0 and (ca > 0 or size(b_bv, k) > size(a_bv, m)):
-            f = b_first[k]
-            stack[top, 0] = m
-            stack[top, 1] = f + 1
-            stack[top + 1, 0] = m
-            stack[top + 1, 1] = f
-        else:
-            f = a_first[m]
-            stack[top, 0] = f + 1
-            stack[top, 1] = k
-            stack[top + 1, 0] = f
-            stack[top + 1, 1] = k
-        top += 2
-    return out, n
+    return (_descend_boxes if _kind_of_type(a_bv) == "slabs" else _descend_frames).py_func
 
 
 @njit(cache=True, nogil=True)
