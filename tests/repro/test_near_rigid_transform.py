@@ -9,14 +9,7 @@ import pytest
 
 from hitbox.bvh import KINDS
 from hitbox.mesh import TriangleMesh
-
-
-def _rotation(rng):
-    q, r = np.linalg.qr(rng.normal(size=(3, 3)))
-    q = q * np.sign(np.diag(r))
-    if np.linalg.det(q) < 0:
-        q[:, 0] = -q[:, 0]
-    return q
+from tests.strategies import rotation
 
 
 def _touching_cases(n, seed):
@@ -26,7 +19,7 @@ def _touching_cases(n, seed):
     for _ in range(n):
         vb = rng.normal(size=(3, 3))
         matrix = np.eye(4)
-        matrix[:3, :3] = (1.0 + rng.choice([4.9e-7, -4.9e-7])) * _rotation(rng)
+        matrix[:3, :3] = (1.0 + rng.choice([4.9e-7, -4.9e-7])) * rotation(rng)
         matrix[:3, 3] = rng.normal(size=3)
         moved = vb @ matrix[:3, :3].T + matrix[:3, 3]
         k = rng.integers(3)

@@ -320,7 +320,7 @@ def overlap(a, i, b, j):
     return _PAIRS[kind_of(a), kind_of(b)](a, i, b, j)
 
 
-@overload(overlap, inline="always")
+@overload(overlap)
 def _overlap_typed(a, i, b, j):
     impl = _PAIRS.get((_kind_of_type(a), _kind_of_type(b)))
     if impl is None:
@@ -334,7 +334,7 @@ def count(a):
     return len(a) if isinstance(a, np.ndarray) else len(a.center)
 
 
-@overload(count, inline="always")
+@overload(count)
 def _count_typed(a):
     kind = _kind_of_type(a)
     if kind == "slabs":

@@ -458,6 +458,45 @@ def inverse3(rot):
 
 
 @njit(inline="always")
+def _box_walk(
+    box, bv, first, count, root, walk_a, fixed_first, fixed_count,
+    a_tris, a_sbox, b_tris, rot, trans, stack, base, first_only, out, n,
+):  # fmt: skip
+    """Walk one tree's subtree under ``root`` with a leaf of the other tree, boxed in this
+    tree's frame as ``box`` (lo0, lo1, lo2, hi0, hi1, hi2): the subtree's x, y, z slabs
+    against the box by six comparisons, the leaf test at each leaf reached. ``walk_a``:
+    the subtree is A's (the fixed leaf is B's). Returns (out, n, done)."""
+    lo0, lo1, lo2, hi0, hi1, hi2 = box
+    stack[base, 0] = root
+    top = base + 1
+    while top > base:
+        top -= 1
+        x = stack[top, 0]
+        if (
+            (bv[x, 0, 0] > hi0) | (bv[x, 1, 0] < lo0)
+            | (bv[x, 0, 1] > hi1) | (bv[x, 1, 1] < lo1)
+            | (bv[x, 0, 2] > hi2) | (bv[x, 1, 2] < lo2)
+        ):  # fmt: skip
+            continue
+        if count[x] > 0:
+            if walk_a:
+                fa, ca, fb, cb = first[x], count[x], fixed_first, fixed_count
+            else:
+                fa, ca, fb, cb = fixed_first, fixed_count, first[x], count[x]
+            out, n, done = _leaf_pair(
+                a_tris, a_sbox, fa, ca, b_tris, fb, cb, rot, trans, first_only, out, n
+            )
+            if done:
+                return out, n, True
+            continue
+        f = first[x]
+        stack[top, 0] = f + 1
+        stack[top + 1, 0] = f
+        top += 2
+    return out, n, False
+
+
+@njit(inline="always")
 def _b_leaf_walk(
     a_bv, m, a_first, a_count, a_tris, a_sbox, fb, cb, b_tris,
     rot, trans, stack, base, first_only, out, n,
@@ -475,30 +514,10 @@ def _b_leaf_walk(
         lo0, hi0 = min(lo0, q0[0], q1[0], q2[0]), max(hi0, q0[0], q1[0], q2[0])
         lo1, hi1 = min(lo1, q0[1], q1[1], q2[1]), max(hi1, q0[1], q1[1], q2[1])
         lo2, hi2 = min(lo2, q0[2], q1[2], q2[2]), max(hi2, q0[2], q1[2], q2[2])
-    stack[base, 0] = m
-    top = base + 1
-    while top > base:
-        top -= 1
-        x = stack[top, 0]
-        if (
-            (a_bv[x, 0, 0] > hi0) | (a_bv[x, 1, 0] < lo0)
-            | (a_bv[x, 0, 1] > hi1) | (a_bv[x, 1, 1] < lo1)
-            | (a_bv[x, 0, 2] > hi2) | (a_bv[x, 1, 2] < lo2)
-        ):  # fmt: skip
-            continue
-        if a_count[x] > 0:
-            out, n, done = _leaf_pair(
-                a_tris, a_sbox, a_first[x], a_count[x], b_tris, fb, cb,
-                rot, trans, first_only, out, n,
-            )  # fmt: skip
-            if done:
-                return out, n, True
-            continue
-        f = a_first[x]
-        stack[top, 0] = f + 1
-        stack[top + 1, 0] = f
-        top += 2
-    return out, n, False
+    return _box_walk(
+        (lo0, lo1, lo2, hi0, hi1, hi2), a_bv, a_first, a_count, m, True, fb, cb,
+        a_tris, a_sbox, b_tris, rot, trans, stack, base, first_only, out, n,
+    )  # fmt: skip
 
 
 @njit(inline="always")
@@ -531,32 +550,11 @@ def _a_leaf_walk(
             lo1, hi1 = min(lo1, u1), max(hi1, u1)
             lo2, hi2 = min(lo2, u2), max(hi2, u2)
     slack = REL_EPS * (mag + 2.0 * big) + 1e-300
-    lo0, lo1, lo2 = lo0 - slack, lo1 - slack, lo2 - slack
-    hi0, hi1, hi2 = hi0 + slack, hi1 + slack, hi2 + slack
-    stack[base, 0] = k
-    top = base + 1
-    while top > base:
-        top -= 1
-        x = stack[top, 0]
-        if (
-            (b_bv[x, 0, 0] > hi0) | (b_bv[x, 1, 0] < lo0)
-            | (b_bv[x, 0, 1] > hi1) | (b_bv[x, 1, 1] < lo1)
-            | (b_bv[x, 0, 2] > hi2) | (b_bv[x, 1, 2] < lo2)
-        ):  # fmt: skip
-            continue
-        if b_count[x] > 0:
-            out, n, done = _leaf_pair(
-                a_tris, a_sbox, fa, ca, b_tris, b_first[x], b_count[x],
-                rot, trans, first_only, out, n,
-            )  # fmt: skip
-            if done:
-                return out, n, True
-            continue
-        f = b_first[x]
-        stack[top, 0] = f + 1
-        stack[top + 1, 0] = f
-        top += 2
-    return out, n, False
+    box = (lo0 - slack, lo1 - slack, lo2 - slack, hi0 + slack, hi1 + slack, hi2 + slack)
+    return _box_walk(
+        box, b_bv, b_first, b_count, k, False, fa, ca,
+        a_tris, a_sbox, b_tris, rot, trans, stack, base, first_only, out, n,
+    )  # fmt: skip
 
 
 def _make_descend(walks):
