@@ -25,7 +25,7 @@ from numba import njit, prange
 from numba.extending import overload
 
 from hitbox._kernels.bv import _AXES, _kind_of_type, axis_row, kind_of
-from hitbox._kernels.rigid import is_rotation
+from hitbox._kernels.rigid import is_rotation, ortho_error
 from hitbox._kernels.triangle import (
     CONTACT_SCRATCH,
     load,
@@ -381,12 +381,7 @@ def skew_widening(rot):
     the sum of b's half extents, and a moved sphere's radius grows by at most 3/2 skew:
     8 skew covers all three. 0 for an exactly orthonormal rot.
     """
-    skew = 0.0
-    for p in range(3):
-        for q in range(3):
-            dot = rot[0, p] * rot[0, q] + rot[1, p] * rot[1, q] + rot[2, p] * rot[2, q]
-            skew = max(skew, abs(dot - (1.0 if p == q else 0.0)))
-    return 8.0 * skew
+    return 8.0 * ortho_error(rot)
 
 
 @njit(inline="always")

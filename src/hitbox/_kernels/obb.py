@@ -8,6 +8,8 @@ contains nothing and overlaps nothing.
 import numpy as np
 from numba import njit
 
+from hitbox._kernels.rigid import ortho_error
+
 # Relative slack of the separating-axis test. An axis L separates only when the gap
 # exceeds SAT_EPS * (|t|_1 + sum(half_a) + sum(half_b)). The rounding of R, t and the
 # projections stays below 30 u (u = 2**-53, about 3.3e-15) of that sum for rotations
@@ -173,15 +175,7 @@ def overlap_pairs_brute(a, b):
 def rot_error(rot, out):
     """``out[n] = max |rot[n].T @ rot[n] - I|``: how far rot n is from orthonormal."""
     for n in range(len(rot)):
-        err = 0.0
-        for i in range(3):
-            for k in range(i, 3):
-                s = rot[n, 0, i] * rot[n, 0, k] + rot[n, 1, i] * rot[n, 1, k]
-                s += rot[n, 2, i] * rot[n, 2, k]
-                if i == k:
-                    s -= 1.0
-                err = max(err, abs(s))
-        out[n] = err
+        out[n] = ortho_error(rot[n])
 
 
 @njit(inline="always")

@@ -12,19 +12,29 @@ RIGID_TOL = 1e-6
 
 
 @njit(inline="always")
-def is_rotation(rot):
-    """rot (3, 3), finite: columns orthonormal to RIGID_TOL and det > 0."""
+def ortho_error(rot):
+    """max |rot.T @ rot - I| of one (3, 3) matrix: how far it is from orthonormal;
+    inf when an entry is NaN."""
+    err = 0.0
     for p in range(3):
-        for q in range(3):
+        for q in range(p, 3):
             dot = rot[0, p] * rot[0, q] + rot[1, p] * rot[1, q] + rot[2, p] * rot[2, q]
-            if not abs(dot - (1.0 if p == q else 0.0)) <= RIGID_TOL:
-                return False
+            e = abs(dot - (1.0 if p == q else 0.0))
+            if e != e:
+                return np.inf
+            err = max(err, e)
+    return err
+
+
+@njit(inline="always")
+def is_rotation(rot):
+    """rot (3, 3): columns orthonormal to RIGID_TOL and det > 0."""
     det = (
         rot[0, 0] * (rot[1, 1] * rot[2, 2] - rot[1, 2] * rot[2, 1])
         - rot[0, 1] * (rot[1, 0] * rot[2, 2] - rot[1, 2] * rot[2, 0])
         + rot[0, 2] * (rot[1, 0] * rot[2, 1] - rot[1, 1] * rot[2, 0])
     )
-    return det > 0.0
+    return ortho_error(rot) <= RIGID_TOL and det > 0.0
 
 
 @njit(cache=True, nogil=True)
