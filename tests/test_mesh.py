@@ -58,6 +58,20 @@ def test_every_build_method_gives_the_same_pairs():
             np.testing.assert_array_equal(r, results[0])
 
 
+def test_leaf_size_defaults_by_node_kind_and_can_be_set():
+    from hitbox.mesh import LEAF_SIZE
+
+    v, f = torus(40, 12)
+    for kind in KINDS:
+        tree = TriangleMesh(v, f, node=kind).bvh
+        # the SAH build fills leaves up to the limit somewhere on 960 triangles
+        assert tree.node_count.max() == LEAF_SIZE[kind], kind
+        assert TriangleMesh(v, f, node=kind, leaf_size=2).bvh.node_count.max() == 2
+    for node in ("bogus", ["obb"]):
+        with pytest.raises(ValueError, match="node must be one of"):
+            TriangleMesh(v, f, node=node)
+
+
 def test_touching_faces_count_as_contact():
     box = trimesh.creation.box(extents=(1.0, 1.0, 1.0))
     mesh = TriangleMesh.from_trimesh(box)
