@@ -72,6 +72,28 @@ def test_leaf_size_defaults_by_node_kind_and_can_be_set():
             TriangleMesh(v, f, node=node)
 
 
+def test_slab_trees_hand_turned_queries_their_box_part(small):
+    """A k-DOP tree's nodes are tested as boxes under a rotation, so turned queries read
+    a contiguous copy of the x, y, z slabs; pure translations keep every slab."""
+    from hitbox._kernels.collide import node_parts, posed_bv
+
+    turn = np.eye(4)
+    turn[:3, :3] = rotation(np.random.default_rng(3))
+    for kind in ("aabb", "kdop14", "kdop18", "kdop26"):
+        table = small[kind].bvh.node_bv
+        full, box, _ = node_parts(table)
+        assert full is table
+        np.testing.assert_array_equal(box, table[:, :, :3])
+        assert box.flags.c_contiguous and not box.flags.writeable
+        assert (box is table) == (kind == "aabb")
+        assert posed_bv(full, box, _, np.eye(3)) is full
+        assert posed_bv(full, box, _, turn[:3, :3]) is box
+        mesh = small[kind]
+        np.testing.assert_array_equal(
+            mesh.intersect(mesh, turn, mode="all"), mesh.intersect_brute(mesh, turn)
+        )
+
+
 def test_touching_faces_count_as_contact():
     box = trimesh.creation.box(extents=(1.0, 1.0, 1.0))
     mesh = TriangleMesh.from_trimesh(box)

@@ -318,10 +318,21 @@ _NO_PART.flags.writeable = False
 
 
 def node_parts(bv):
-    """A node table as three arrays (slab set, unused, unused), (centre, radius, unused)
-    or (centre, half, rot): what the entry kernels take, see :func:`collide`."""
+    """A node table as three arrays (slab set, its box part, unused), (centre, radius,
+    unused) or (centre, half, rot): what the entry kernels take, see :func:`collide`.
+
+    The box part of a k-DOP table is a contiguous copy of its x, y, z slabs: under a
+    rotation its nodes are tested as their boxes (:func:`_slabs_xf`), and reading them
+    from the full table drags 26-DOP nodes of 208 bytes through the cache for 48 used
+    (measured on the seed's 20k torus: 26-DOP queries 7 % faster, level with AABB
+    trees). An AABB table is its own box part.
+    """
     if isinstance(bv, np.ndarray):
-        return bv, _NO_PART, _NO_PART
+        if bv.shape[2] == 3:
+            return bv, bv, _NO_PART
+        box = np.ascontiguousarray(bv[:, :, :3])
+        box.flags.writeable = False
+        return bv, box, _NO_PART
     if kind_of(bv) == "sphere":
         return bv.center, bv.radius, _NO_PART
     return bv.center, bv.half, bv.rot
@@ -336,6 +347,14 @@ def as_bv(x, y, z):
     return _OBBNodes(x, y, z)
 
 
+def posed_bv(x, y, z, rot):
+    """:func:`as_bv` for a query under ``rot``: a slab table's box part when rot turns
+    (all a turned slab node's test reads), else the table."""
+    if x.ndim == 3:
+        return y if turns(rot) else x
+    return as_bv(x, y, z)
+
+
 @overload(as_bv)
 def _as_bv_typed(x, y, z):
     if x.ndim == 3:
@@ -343,6 +362,23 @@ def _as_bv_typed(x, y, z):
     if y.ndim == 1:
         return lambda x, y, z: _SphereNodes(x, y)
     return lambda x, y, z: _OBBNodes(x, y, z)
+
+
+@overload(posed_bv)
+def _posed_bv_typed(x, y, z, rot):
+    if x.ndim == 3:
+        return lambda x, y, z, rot: y if turns(rot) else x
+    return lambda x, y, z, rot: as_bv(x, y, z)
+
+
+@njit(inline="always")
+def turns(rot):
+    """Whether rot is anything but the identity, exactly."""
+    for r in range(3):
+        for c in range(3):
+            if rot[r, c] != (1.0 if r == c else 0.0):
+                return True
+    return False
 
 
 # -- the transform, checked inside the kernel ----------------------------------------------
@@ -400,10 +436,20 @@ def _leaf_pair(a_tris, a_sbox, fa, ca, b_tris, fb, cb, rot, trans, first_only, o
     """Exact tests of two leaves' triangles; appends crossing slot pairs to out (growing
     it). Returns (out, n, stop): stop when ``first_only`` found one.
 
-    Each of b's triangles is moved once per leaf pair, and a box test against a's
-    stored triangle boxes (exact on the moved coordinates) skips the triangle test for
-    most pairs.
+    Each of b's triangles is moved once per leaf pair, and box tests on the moved
+    coordinates skip the triangle test for most pairs: first against the box of a's
+    whole leaf (near misses reach many leaf pairs where few triangles come close: 5 %
+    off AABB-tree queries, measured), then against each of a's stored triangle boxes.
     """
+    ulo0 = ulo1 = ulo2 = np.inf
+    uhi0 = uhi1 = uhi2 = -np.inf
+    for s in range(fa, fa + ca):
+        ulo0 = min(ulo0, a_sbox[s, 0, 0])
+        ulo1 = min(ulo1, a_sbox[s, 0, 1])
+        ulo2 = min(ulo2, a_sbox[s, 0, 2])
+        uhi0 = max(uhi0, a_sbox[s, 1, 0])
+        uhi1 = max(uhi1, a_sbox[s, 1, 1])
+        uhi2 = max(uhi2, a_sbox[s, 1, 2])
     for t in range(fb, fb + cb):
         q0, q1, q2 = load_xf(b_tris, t, rot, trans)
         qlo0 = min(q0[0], q1[0], q2[0])
@@ -412,6 +458,11 @@ def _leaf_pair(a_tris, a_sbox, fa, ca, b_tris, fb, cb, rot, trans, first_only, o
         qhi1 = max(q0[1], q1[1], q2[1])
         qlo2 = min(q0[2], q1[2], q2[2])
         qhi2 = max(q0[2], q1[2], q2[2])
+        if (
+            (uhi0 < qlo0) | (ulo0 > qhi0) | (uhi1 < qlo1) | (ulo1 > qhi1)
+            | (uhi2 < qlo2) | (ulo2 > qhi2)
+        ):  # fmt: skip
+            continue
         for s in range(fa, fa + ca):
             if (
                 a_sbox[s, 1, 0] < qlo0
@@ -567,11 +618,7 @@ def _make_descend(walks):
     ):  # fmt: skip
         """Walk the node pairs from (0, 0). Appends colliding slot pairs to out (growing it);
         returns (out, n). With ``first_only`` stops at the first pair."""
-        turned = False
-        for r in range(3):
-            for c in range(3):
-                if rot[r, c] != (1.0 if r == c else 0.0):
-                    turned = True
+        turned = turns(rot)
         widen = skew_widening(rot)
         top = 1
         stack[0, 0] = 0
@@ -667,8 +714,8 @@ def _descend_typed(
 
 @njit(cache=True, nogil=True)
 def _collide_one(
-    a_bv, a_first, a_count, a_tris, a_sbox, a_depth,
-    b_bv, b_first, b_count, b_tris, b_sbox, b_depth,
+    a_bv0, a_bv1, a_bv2, a_first, a_count, a_tris, a_sbox, a_depth,
+    b_bv0, b_bv1, b_bv2, b_first, b_count, b_tris, b_sbox, b_depth,
     matrix, first_only,
 ):  # fmt: skip
     """Colliding triangle pairs of two trees, as (2, n) slot pairs; n = -1: not rigid.
@@ -685,8 +732,8 @@ def _collide_one(
         return out, 0
     stack = np.empty((stack_rows(a_depth, b_depth), 2), np.intp)
     return _descend(
-        a_bv, a_first, a_count, a_tris, a_sbox,
-        b_bv, b_first, b_count, b_tris, b_sbox,
+        posed_bv(a_bv0, a_bv1, a_bv2, rot), a_first, a_count, a_tris, a_sbox,
+        posed_bv(b_bv0, b_bv1, b_bv2, rot), b_first, b_count, b_tris, b_sbox,
         rot, trans, stack, first_only, out, 0,
     )  # fmt: skip
 
@@ -704,8 +751,8 @@ def collide(
     numba types a tuple argument in Python at about a microsecond a call.
     """
     return _collide_one(
-        as_bv(a_bv0, a_bv1, a_bv2), a_first, a_count, a_tris, a_sbox, a_depth,
-        as_bv(b_bv0, b_bv1, b_bv2), b_first, b_count, b_tris, b_sbox, b_depth,
+        a_bv0, a_bv1, a_bv2, a_first, a_count, a_tris, a_sbox, a_depth,
+        b_bv0, b_bv1, b_bv2, b_first, b_count, b_tris, b_sbox, b_depth,
         matrix, first_only,
     )  # fmt: skip
 
@@ -720,8 +767,8 @@ def collide_any(
     ``matrix`` is not rigid. Returns no array: boxing one back to Python costs more than
     a far pose's whole query."""
     out, n = _collide_one(
-        as_bv(a_bv0, a_bv1, a_bv2), a_first, a_count, a_tris, a_sbox, a_depth,
-        as_bv(b_bv0, b_bv1, b_bv2), b_first, b_count, b_tris, b_sbox, b_depth,
+        a_bv0, a_bv1, a_bv2, a_first, a_count, a_tris, a_sbox, a_depth,
+        b_bv0, b_bv1, b_bv2, b_first, b_count, b_tris, b_sbox, b_depth,
         matrix, True,
     )  # fmt: skip
     return n
@@ -736,8 +783,8 @@ def _pose(
     """One pose, compiled apart: parfors must not see the traversal's inlined body."""
     stack = np.empty((depth, 2), np.intp)
     out = np.empty((2, cap), np.intp)
-    a_bv = as_bv(a_bv0, a_bv1, a_bv2)
-    b_bv = as_bv(b_bv0, b_bv1, b_bv2)
+    a_bv = posed_bv(a_bv0, a_bv1, a_bv2, rot)
+    b_bv = posed_bv(b_bv0, b_bv1, b_bv2, rot)
     return _descend(
         a_bv, a_first, a_count, a_tris, a_sbox,
         b_bv, b_first, b_count, b_tris, b_sbox,
@@ -747,8 +794,8 @@ def _pose(
 
 @njit(cache=True, nogil=True)
 def _many_serial(
-    a_bv, a_first, a_count, a_tris, a_sbox, a_depth,
-    b_bv, b_first, b_count, b_tris, b_sbox, b_depth,
+    a_bv0, a_bv1, a_bv2, a_first, a_count, a_tris, a_sbox, a_depth,
+    b_bv0, b_bv1, b_bv2, b_first, b_count, b_tris, b_sbox, b_depth,
     rots, transes, first_only, counts,
 ):  # fmt: skip
     """:func:`collide_many` on one thread, in one pass: each pose's pairs are appended to
@@ -778,8 +825,8 @@ def _many_serial(
                 counts[p] = 1
                 continue
         out, n = _descend(
-            a_bv, a_first, a_count, a_tris, a_sbox,
-            b_bv, b_first, b_count, b_tris, b_sbox,
+            posed_bv(a_bv0, a_bv1, a_bv2, rots[p]), a_first, a_count, a_tris, a_sbox,
+            posed_bv(b_bv0, b_bv1, b_bv2, rots[p]), b_first, b_count, b_tris, b_sbox,
             rots[p], transes[p], stack, first_only, out, 0,
         )  # fmt: skip
         counts[p] = n
@@ -808,8 +855,8 @@ def collide_many_serial(
 ):  # fmt: skip
     """:func:`collide_many` on one thread (see :func:`_many_serial`)."""
     return _many_serial(
-        as_bv(a_bv0, a_bv1, a_bv2), a_first, a_count, a_tris, a_sbox, a_depth,
-        as_bv(b_bv0, b_bv1, b_bv2), b_first, b_count, b_tris, b_sbox, b_depth,
+        a_bv0, a_bv1, a_bv2, a_first, a_count, a_tris, a_sbox, a_depth,
+        b_bv0, b_bv1, b_bv2, b_first, b_count, b_tris, b_sbox, b_depth,
         rots, transes, first_only, counts,
     )  # fmt: skip
 
