@@ -2,6 +2,8 @@ import fcl
 import numpy as np
 import pytest
 import trimesh
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import hitbox as hb
 from hitbox.mesh import TriangleMesh
@@ -466,3 +468,64 @@ def test_deformed_mesh_refits_and_answers_like_a_rebuild(small):
         mesh.deformed(np.concatenate([moved, moved[:1]]))  # one vertex too many
     with pytest.raises(ValueError, match="indexes past"):
         mesh.deformed(moved[:-1])  # too few: faces point past the end
+
+
+@pytest.mark.parametrize("kind", ("aabb", "kdop18", "obb", "sphere"))
+def test_node_magnitude_bounds_every_node_not_only_the_root(small, kind):
+    """The per-query slack of turned node tests rests on this bound, so it is taken over
+    every node: a tree passed in need not nest its volumes (here the root is shrunk to a
+    point far inside, and the bound must still cover the largest child)."""
+    from hitbox._kernels.collide import node_magnitude
+
+    table = small[kind].bvh.node_bv
+    if kind == "sphere":
+        assert node_magnitude(table) == 0.0  # the sphere test needs none
+        return
+    if kind == "obb":
+        centre, half = table.center, table.half
+    else:
+        lo, hi = table[:, 0, :3], table[:, 1, :3]
+        centre, half = (lo + hi) / 2, (hi - lo) / 2
+    per_node = [np.abs(c).sum() + h.sum() for c, h in zip(centre, half)]
+    assert node_magnitude(table) == pytest.approx(max(per_node), rel=1e-15)
+    shrunk = np.array(table) if kind != "obb" else None
+    if kind == "obb":
+        shrunk = table._replace(center=table.center.copy(), half=table.half.copy())
+        shrunk.center[0], shrunk.half[0] = 0.0, 0.0
+        empty = table._replace(half=table.half.copy())
+        empty.half[1] = -1.0  # an empty node: left out
+        nonfinite = table._replace(center=table.center.copy())
+        nonfinite.center[2, 0] = np.inf
+    else:
+        shrunk[0] = 0.0
+        empty = np.array(table)
+        empty[1, 0], empty[1, 1] = 1e300, -1e300
+        nonfinite = np.array(table)
+        nonfinite[2, 1, 0] = np.inf
+    assert node_magnitude(shrunk) == pytest.approx(max(per_node[1:]), rel=1e-15)
+    assert node_magnitude(empty) == pytest.approx(
+        max(per_node[:1] + per_node[2:]), rel=1e-15
+    )
+    assert node_magnitude(nonfinite) == np.inf
+
+
+@settings(max_examples=300, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), scale=st.sampled_from([1e-6, 1.0, 1e3, 1e7]))
+def test_query_slack_covers_the_per_pair_rounding_bound(seed, scale):
+    """One slack per query (query_slack, from both trees' node_magnitude) is at least
+    the bound each turned node test summed for itself: boxes (slab trees) and OBBs, off
+    the origin, under rotations off orthonormal by up to the accepted 1e-6."""
+    from hitbox._kernels.collide import REL_EPS, query_slack
+
+    rng = np.random.default_rng(seed)
+    rot = rotation(rng) * (1.0 + rng.uniform(-1e-6, 1e-6, size=(3, 3)))
+    trans = rng.normal(size=3) * scale * rng.uniform(0, 10)
+    ca, cb = rng.normal(size=(2, 3)) * scale * rng.uniform(0, 10, size=(2, 1))
+    ha, hb = rng.uniform(0, 1, size=(2, 3)) * scale
+    a_mag, b_mag = np.abs(ca).sum() + ha.sum(), np.abs(cb).sum() + hb.sum()
+    slack = query_slack.py_func(trans, a_mag, b_mag)
+    d = trans + rot @ cb - ca
+    mag = np.abs(trans).sum() + np.abs(cb).sum() + np.abs(ca).sum()
+    # the box test summed |d| once, the OBB test twice (d: the offset in a's model frame)
+    assert slack >= REL_EPS * (ha.sum() + hb.sum() + np.abs(d).sum() + mag)
+    assert slack >= REL_EPS * (ha.sum() + hb.sum() + 2 * np.abs(d).sum() + mag)

@@ -112,6 +112,7 @@ class TriangleMesh:
             slot_tris,
             slot_box,
             bvh.depth,
+            _collide.node_magnitude(bvh.node_bv),
         )
 
     # -- construction ----------------------------------------------------------------------

@@ -4,9 +4,10 @@ Tree B lives in its own model frame; ``rot``, ``trans`` map it into A's frame. N
 are moved on the fly, never refitted from vertices: exactly for spheres and OBBs; for
 AABB and k-DOP nodes exactly under a translation (every slab shifts) and, under a
 rotation, as boxes by the box-box separating-axis test (Arvo's box first). Every node
-test is widened by a relative 1e-12 and by the coordinates' magnitude, so rounding
-cannot separate volumes that touch; leaves run the exact triangle test on B's triangle
-moved in the same summation order as ``_affine.apply``.
+test is widened by a relative 1e-12 of the coordinates' magnitude (for turned box and
+OBB nodes, one bound per query from both trees' largest node: :func:`query_slack`),
+so rounding cannot separate volumes that touch; leaves run the exact triangle test on
+B's triangle moved in the same summation order as ``_affine.apply``.
 
 Entry kernels take plain arrays only (:func:`node_parts`): numba types a tuple argument
 in Python at about a microsecond a call, which is a tenth of a whole query.
@@ -42,7 +43,7 @@ REL_EPS = 1e-12
 
 
 @njit(inline="always")
-def _slabs_xf(a, i, b, j, rot, trans, turned, widen):
+def _slabs_xf(a, i, b, j, rot, trans, turned, widen, slack):
     """Slab node a[i] against slab node b[j] moved by (rot, trans).
 
     Under a translation every slab of b just shifts: the test is the exact k-DOP test.
@@ -65,9 +66,9 @@ def _slabs_xf(a, i, b, j, rot, trans, turned, widen):
             shift += _AXES[row, 2] * trans[2]
             lo = b[j, 0, k] + shift
             hi = b[j, 1, k] + shift
-            slack = REL_EPS * (abs(lo) + abs(hi) + abs(a[i, 0, k]) + abs(a[i, 1, k]))
-            slack += 1e-300
-            if lo > a[i, 1, k] + slack or hi < a[i, 0, k] - slack:
+            gap = REL_EPS * (abs(lo) + abs(hi) + abs(a[i, 0, k]) + abs(a[i, 1, k]))
+            gap += 1e-300
+            if lo > a[i, 1, k] + gap or hi < a[i, 0, k] - gap:
                 return False
         return True
     c0 = 0.5 * (b[j, 0, 0] + b[j, 1, 0])
@@ -93,13 +94,7 @@ def _slabs_xf(a, i, b, j, rot, trans, turned, widen):
     m1 = 0.5 * (a[i, 0, 1] + a[i, 1, 1])
     m2 = 0.5 * (a[i, 0, 2] + a[i, 1, 2])
     t0, t1, t2 = cx - m0, cy - m1, cz - m2
-    # rounding scales with the coordinates' magnitude, not only with the gap
-    mag = (
-        abs(trans[0]) + abs(trans[1]) + abs(trans[2]) + abs(c0) + abs(c1) + abs(c2)
-        + abs(m0) + abs(m1) + abs(m2)
-    )  # fmt: skip
-    s = (ha0 + ha1 + ha2 + r0 + r1 + r2 + abs(t0) + abs(t1) + abs(t2) + mag) * REL_EPS
-    s += 1e-300
+    s = slack  # rounding bound of this query's every node pair (query_slack)
     if (abs(t0) > ha0 + rx + s) | (abs(t1) > ha1 + ry + s) | (abs(t2) > ha2 + rz + s):
         return False
     if not (abs(t0) + abs(t1) + abs(t2) < np.inf):
@@ -115,7 +110,7 @@ def _slabs_xf(a, i, b, j, rot, trans, turned, widen):
 
 
 @njit(inline="always")
-def _sphere_xf(a, i, b, j, rot, trans, turned, widen):
+def _sphere_xf(a, i, b, j, rot, trans, turned, widen, slack):
     ra, rb = a.radius[i], b.radius[j]
     if ra < 0.0 or rb < 0.0:
         return False
@@ -129,7 +124,7 @@ def _sphere_xf(a, i, b, j, rot, trans, turned, widen):
 
 
 @njit(inline="always")
-def _obb_xf(a, i, b, j, rot, trans, turned, widen):
+def _obb_xf(a, i, b, j, rot, trans, turned, widen, slack):
     """Separating-axis test of OBB a[i] and OBB b[j] moved by (rot, trans), in a's frame.
 
     Gottschalk, Lin & Manocha 1996 (RAPID); Ericson, Real-Time Collision Detection p101.
@@ -156,13 +151,7 @@ def _obb_xf(a, i, b, j, rot, trans, turned, widen):
     d0 = trans[0] + (rot[0, 0] * c0 + rot[0, 1] * c1 + rot[0, 2] * c2) - p0
     d1 = trans[1] + (rot[1, 0] * c0 + rot[1, 1] * c1 + rot[1, 2] * c2) - p1
     d2 = trans[2] + (rot[2, 0] * c0 + rot[2, 1] * c1 + rot[2, 2] * c2) - p2
-    mag = (
-        abs(trans[0]) + abs(trans[1]) + abs(trans[2])
-        + abs(c0) + abs(c1) + abs(c2) + abs(p0) + abs(p1) + abs(p2)
-    )  # fmt: skip
-    # |t| <= |d|, so this slack covers one computed from t
-    s = ha0 + ha1 + ha2 + hb0 + hb1 + hb2 + 2.0 * (abs(d0) + abs(d1) + abs(d2))
-    s = (s + mag) * REL_EPS + 1e-300 + widen * (hb0 + hb1 + hb2)
+    s = slack + widen * (hb0 + hb1 + hb2)
     # a's axes are the columns of A[i]: t = A^T d, R = A^T m
     a00, a10, a20 = A[i, 0, 0], A[i, 1, 0], A[i, 2, 0]
     a01, a11, a21 = A[i, 0, 1], A[i, 1, 1], A[i, 2, 1]
@@ -259,18 +248,19 @@ _XF = {"slabs": _slabs_xf, "sphere": _sphere_xf, "obb": _obb_xf}
 _SIZE = {"slabs": _slabs_size, "sphere": _sphere_size, "obb": _obb_size}
 
 
-def overlap_xf(a, i, b, j, rot, trans, turned, widen):
+def overlap_xf(a, i, b, j, rot, trans, turned, widen, slack):
     """Node a[i] against node b[j] moved by (rot, trans); both trees of one kind.
     ``turned``: rot is not the identity (slab nodes take a cheaper, exact path if not).
     ``widen``: relative growth of b's extents that covers rot's distance from
-    orthonormal (see :func:`skew_widening`)."""
-    return _XF[kind_of(a)](a, i, b, j, rot, trans, turned, widen)
+    orthonormal (see :func:`skew_widening`). ``slack``: the query's rounding bound for
+    turned box and OBB nodes (see :func:`query_slack`)."""
+    return _XF[kind_of(a)](a, i, b, j, rot, trans, turned, widen, slack)
 
 
 # inline="always": called through the overload, the test was a real call taking two
 # namedtuples of arrays, and the call cost half as much as the test itself
 @overload(overlap_xf, inline="always")
-def _overlap_xf_typed(a, i, b, j, rot, trans, turned, widen):
+def _overlap_xf_typed(a, i, b, j, rot, trans, turned, widen, slack):
     kind = _kind_of_type(a)
     if kind is None or kind != _kind_of_type(b):
         return None
@@ -418,6 +408,47 @@ def skew_widening(rot):
     8 skew covers all three. 0 for an exactly orthonormal rot.
     """
     return 8.0 * ortho_error(rot)
+
+
+def node_magnitude(bv):
+    """The largest ``|centre|_1 + sum(half extents)`` over a table's nodes: bounds the
+    coordinates every turned box or OBB node test of this tree reads (see
+    :func:`query_slack`). Taken over every node, not the root: a tree read from a file
+    or passed in is checked for structure, not for nested volumes. Empty nodes are left
+    out; a table with a non-finite node gets inf (every such test then says maybe).
+    0.0 for sphere tables, whose test needs none.
+    """
+    if isinstance(bv, np.ndarray):
+        # a box node: |centre_k| + half_k = max(|lo_k|, |hi_k|) on each of x, y, z
+        lo, hi = bv[:, 0, :3], bv[:, 1, :3]
+        full = ~np.any(lo > hi, axis=1)
+        per_node = np.maximum(np.abs(lo), np.abs(hi)).sum(axis=1)[full]
+    elif kind_of(bv) == "obb":
+        full = ~np.any(bv.half < 0.0, axis=1)
+        per_node = (np.abs(bv.center).sum(axis=1) + bv.half.sum(axis=1))[full]
+    else:
+        return 0.0
+    if len(per_node) == 0:
+        return 0.0
+    top = float(per_node.max())
+    return top if np.all(np.isfinite(per_node)) else np.inf
+
+
+@njit(inline="always")
+def query_slack(trans, a_mag, b_mag):
+    """Rounding bound of every turned box and OBB node test of one query, from each
+    tree's :func:`node_magnitude`.
+
+    The bound each test once summed itself, ``1e-12 (|centres| + |half extents| + |t|
+    + |trans|)`` with |t| counted twice for OBBs (t: the centres' offset in a's frame,
+    ``|t|_1 <= |trans|_1 + 2 |b centre|_1 + |a centre|_1`` under a rotation near
+    orthonormal), is at most ``1e-12 (3 |trans|_1 + 3 a_mag + 5 b_mag)`` for every
+    node pair, so one figure per query serves them all
+    (measured on the seed's tori: 10 % off turned AABB-tree queries, which summed nine
+    magnitudes per node pair).
+    """
+    reach = abs(trans[0]) + abs(trans[1]) + abs(trans[2])
+    return REL_EPS * (3.0 * reach + 3.0 * a_mag + 5.0 * b_mag) + 1e-300
 
 
 @njit(inline="always")
@@ -614,7 +645,7 @@ def _make_descend(walks):
     def descend(
         a_bv, a_first, a_count, a_tris, a_sbox,
         b_bv, b_first, b_count, b_tris, b_sbox,
-        rot, trans, stack, first_only, out, n,
+        rot, trans, slack, stack, first_only, out, n,
     ):  # fmt: skip
         """Walk the node pairs from (0, 0). Appends colliding slot pairs to out (growing it);
         returns (out, n). With ``first_only`` stops at the first pair."""
@@ -627,7 +658,7 @@ def _make_descend(walks):
             top -= 1
             m = stack[top, 0]
             k = stack[top, 1]
-            if not overlap_xf(a_bv, m, b_bv, k, rot, trans, turned, widen):
+            if not overlap_xf(a_bv, m, b_bv, k, rot, trans, turned, widen, slack):
                 continue
             ca = a_count[m]
             cb = b_count[k]
@@ -707,15 +738,15 @@ def _descend(*args):
 def _descend_typed(
     a_bv, a_first, a_count, a_tris, a_sbox,
     b_bv, b_first, b_count, b_tris, b_sbox,
-    rot, trans, stack, first_only, out, n,
+    rot, trans, slack, stack, first_only, out, n,
 ):  # fmt: skip
     return (_descend_boxes if _kind_of_type(a_bv) == "slabs" else _descend_frames).py_func
 
 
 @njit(cache=True, nogil=True)
 def _collide_one(
-    a_bv0, a_bv1, a_bv2, a_first, a_count, a_tris, a_sbox, a_depth,
-    b_bv0, b_bv1, b_bv2, b_first, b_count, b_tris, b_sbox, b_depth,
+    a_bv0, a_bv1, a_bv2, a_first, a_count, a_tris, a_sbox, a_depth, a_mag,
+    b_bv0, b_bv1, b_bv2, b_first, b_count, b_tris, b_sbox, b_depth, b_mag,
     matrix, first_only,
 ):  # fmt: skip
     """Colliding triangle pairs of two trees, as (2, n) slot pairs; n = -1: not rigid.
@@ -734,41 +765,42 @@ def _collide_one(
     return _descend(
         posed_bv(a_bv0, a_bv1, a_bv2, rot), a_first, a_count, a_tris, a_sbox,
         posed_bv(b_bv0, b_bv1, b_bv2, rot), b_first, b_count, b_tris, b_sbox,
-        rot, trans, stack, first_only, out, 0,
+        rot, trans, query_slack(trans, a_mag, b_mag), stack, first_only, out, 0,
     )  # fmt: skip
 
 
 @njit(cache=True, nogil=True)
 def collide(
-    a_bv0, a_bv1, a_bv2, a_first, a_count, a_tris, a_sbox, a_depth,
-    b_bv0, b_bv1, b_bv2, b_first, b_count, b_tris, b_sbox, b_depth,
+    a_bv0, a_bv1, a_bv2, a_first, a_count, a_tris, a_sbox, a_depth, a_mag,
+    b_bv0, b_bv1, b_bv2, b_first, b_count, b_tris, b_sbox, b_depth, b_mag,
     matrix, first_only,
 ):  # fmt: skip
     """Colliding triangle pairs of two trees, as (2, n) slot pairs; n = -1: not rigid.
 
     Each tree comes as the parts of :func:`node_parts` and its node_first, node_count,
-    triangles and triangle boxes in slot order, and depth: plain arrays only, because
+    triangles and triangle boxes in slot order, depth and :func:`node_magnitude`:
+    plain arrays and scalars only, because
     numba types a tuple argument in Python at about a microsecond a call.
     """
     return _collide_one(
-        a_bv0, a_bv1, a_bv2, a_first, a_count, a_tris, a_sbox, a_depth,
-        b_bv0, b_bv1, b_bv2, b_first, b_count, b_tris, b_sbox, b_depth,
+        a_bv0, a_bv1, a_bv2, a_first, a_count, a_tris, a_sbox, a_depth, a_mag,
+        b_bv0, b_bv1, b_bv2, b_first, b_count, b_tris, b_sbox, b_depth, b_mag,
         matrix, first_only,
     )  # fmt: skip
 
 
 @njit(cache=True, nogil=True)
 def collide_any(
-    a_bv0, a_bv1, a_bv2, a_first, a_count, a_tris, a_sbox, a_depth,
-    b_bv0, b_bv1, b_bv2, b_first, b_count, b_tris, b_sbox, b_depth,
+    a_bv0, a_bv1, a_bv2, a_first, a_count, a_tris, a_sbox, a_depth, a_mag,
+    b_bv0, b_bv1, b_bv2, b_first, b_count, b_tris, b_sbox, b_depth, b_mag,
     matrix,
 ):  # fmt: skip
     """:func:`collide` stopping at the first pair: 1 when one crosses, 0 if none, -1 when
     ``matrix`` is not rigid. Returns no array: boxing one back to Python costs more than
     a far pose's whole query."""
     out, n = _collide_one(
-        a_bv0, a_bv1, a_bv2, a_first, a_count, a_tris, a_sbox, a_depth,
-        b_bv0, b_bv1, b_bv2, b_first, b_count, b_tris, b_sbox, b_depth,
+        a_bv0, a_bv1, a_bv2, a_first, a_count, a_tris, a_sbox, a_depth, a_mag,
+        b_bv0, b_bv1, b_bv2, b_first, b_count, b_tris, b_sbox, b_depth, b_mag,
         matrix, True,
     )  # fmt: skip
     return n
@@ -776,8 +808,8 @@ def collide_any(
 
 @njit(cache=True, nogil=True)
 def _pose(
-    a_bv0, a_bv1, a_bv2, a_first, a_count, a_tris, a_sbox,
-    b_bv0, b_bv1, b_bv2, b_first, b_count, b_tris, b_sbox,
+    a_bv0, a_bv1, a_bv2, a_first, a_count, a_tris, a_sbox, a_mag,
+    b_bv0, b_bv1, b_bv2, b_first, b_count, b_tris, b_sbox, b_mag,
     rot, trans, first_only, depth, cap,
 ):  # fmt: skip
     """One pose, compiled apart: parfors must not see the traversal's inlined body."""
@@ -788,14 +820,14 @@ def _pose(
     return _descend(
         a_bv, a_first, a_count, a_tris, a_sbox,
         b_bv, b_first, b_count, b_tris, b_sbox,
-        rot, trans, stack, first_only, out, 0,
+        rot, trans, query_slack(trans, a_mag, b_mag), stack, first_only, out, 0,
     )  # fmt: skip
 
 
 @njit(cache=True, nogil=True)
 def _many_serial(
-    a_bv0, a_bv1, a_bv2, a_first, a_count, a_tris, a_sbox, a_depth,
-    b_bv0, b_bv1, b_bv2, b_first, b_count, b_tris, b_sbox, b_depth,
+    a_bv0, a_bv1, a_bv2, a_first, a_count, a_tris, a_sbox, a_depth, a_mag,
+    b_bv0, b_bv1, b_bv2, b_first, b_count, b_tris, b_sbox, b_depth, b_mag,
     rots, transes, first_only, counts,
 ):  # fmt: skip
     """:func:`collide_many` on one thread, in one pass: each pose's pairs are appended to
@@ -827,7 +859,8 @@ def _many_serial(
         out, n = _descend(
             posed_bv(a_bv0, a_bv1, a_bv2, rots[p]), a_first, a_count, a_tris, a_sbox,
             posed_bv(b_bv0, b_bv1, b_bv2, rots[p]), b_first, b_count, b_tris, b_sbox,
-            rots[p], transes[p], stack, first_only, out, 0,
+            rots[p], transes[p], query_slack(transes[p], a_mag, b_mag), stack,
+            first_only, out, 0,
         )  # fmt: skip
         counts[p] = n
         if first_only:
@@ -849,22 +882,22 @@ def _many_serial(
 
 @njit(cache=True, nogil=True)
 def collide_many_serial(
-    a_bv0, a_bv1, a_bv2, a_first, a_count, a_tris, a_sbox, a_depth,
-    b_bv0, b_bv1, b_bv2, b_first, b_count, b_tris, b_sbox, b_depth,
+    a_bv0, a_bv1, a_bv2, a_first, a_count, a_tris, a_sbox, a_depth, a_mag,
+    b_bv0, b_bv1, b_bv2, b_first, b_count, b_tris, b_sbox, b_depth, b_mag,
     rots, transes, first_only, counts,
 ):  # fmt: skip
     """:func:`collide_many` on one thread (see :func:`_many_serial`)."""
     return _many_serial(
-        a_bv0, a_bv1, a_bv2, a_first, a_count, a_tris, a_sbox, a_depth,
-        b_bv0, b_bv1, b_bv2, b_first, b_count, b_tris, b_sbox, b_depth,
+        a_bv0, a_bv1, a_bv2, a_first, a_count, a_tris, a_sbox, a_depth, a_mag,
+        b_bv0, b_bv1, b_bv2, b_first, b_count, b_tris, b_sbox, b_depth, b_mag,
         rots, transes, first_only, counts,
     )  # fmt: skip
 
 
 @njit(cache=True, nogil=True, parallel=True)
 def collide_many(
-    a_bv0, a_bv1, a_bv2, a_first, a_count, a_tris, a_sbox, a_depth,
-    b_bv0, b_bv1, b_bv2, b_first, b_count, b_tris, b_sbox, b_depth,
+    a_bv0, a_bv1, a_bv2, a_first, a_count, a_tris, a_sbox, a_depth, a_mag,
+    b_bv0, b_bv1, b_bv2, b_first, b_count, b_tris, b_sbox, b_depth, b_mag,
     rots, transes, first_only, counts,
 ):  # fmt: skip
     """K poses of B at once, in parallel over poses.
@@ -888,15 +921,15 @@ def collide_many(
             lo = c * chunk
             hi = min(n_poses, lo + chunk)
             collide_many_serial(
-                a_bv0, a_bv1, a_bv2, a_first, a_count, a_tris, a_sbox, a_depth,
-                b_bv0, b_bv1, b_bv2, b_first, b_count, b_tris, b_sbox, b_depth,
+                a_bv0, a_bv1, a_bv2, a_first, a_count, a_tris, a_sbox, a_depth, a_mag,
+                b_bv0, b_bv1, b_bv2, b_first, b_count, b_tris, b_sbox, b_depth, b_mag,
                 rots[lo:hi], transes[lo:hi], True, counts[lo:hi],
             )  # fmt: skip
         return np.empty((3, 0), np.intp)
     for p in prange(n_poses):
         out, n = _pose(
-            a_bv0, a_bv1, a_bv2, a_first, a_count, a_tris, a_sbox,
-            b_bv0, b_bv1, b_bv2, b_first, b_count, b_tris, b_sbox,
+            a_bv0, a_bv1, a_bv2, a_first, a_count, a_tris, a_sbox, a_mag,
+            b_bv0, b_bv1, b_bv2, b_first, b_count, b_tris, b_sbox, b_mag,
             rots[p], transes[p], first_only, depth, 16,
         )  # fmt: skip
         counts[p] = n
@@ -910,8 +943,8 @@ def collide_many(
         if counts[p] == 0:
             continue
         out, n = _pose(
-            a_bv0, a_bv1, a_bv2, a_first, a_count, a_tris, a_sbox,
-            b_bv0, b_bv1, b_bv2, b_first, b_count, b_tris, b_sbox,
+            a_bv0, a_bv1, a_bv2, a_first, a_count, a_tris, a_sbox, a_mag,
+            b_bv0, b_bv1, b_bv2, b_first, b_count, b_tris, b_sbox, b_mag,
             rots[p], transes[p], False, depth, counts[p],
         )  # fmt: skip
         o = offsets[p]
