@@ -474,7 +474,7 @@ def test_deformed_mesh_refits_and_answers_like_a_rebuild(small):
 def test_node_magnitude_bounds_every_node_not_only_the_root(small, kind):
     """The per-query slack of turned node tests rests on this bound, so it is taken over
     every node: a tree passed in need not nest its volumes (here the root is shrunk to a
-    point far inside, and the bound must still cover the largest child)."""
+    point at the origin, and the bound must still cover the largest child)."""
     from hitbox._kernels.collide import node_magnitude
 
     table = small[kind].bvh.node_bv
@@ -488,7 +488,6 @@ def test_node_magnitude_bounds_every_node_not_only_the_root(small, kind):
         centre, half = (lo + hi) / 2, (hi - lo) / 2
     per_node = [np.abs(c).sum() + h.sum() for c, h in zip(centre, half)]
     assert node_magnitude(table) == pytest.approx(max(per_node), rel=1e-15)
-    shrunk = np.array(table) if kind != "obb" else None
     if kind == "obb":
         shrunk = table._replace(center=table.center.copy(), half=table.half.copy())
         shrunk.center[0], shrunk.half[0] = 0.0, 0.0
@@ -497,6 +496,7 @@ def test_node_magnitude_bounds_every_node_not_only_the_root(small, kind):
         nonfinite = table._replace(center=table.center.copy())
         nonfinite.center[2, 0] = np.inf
     else:
+        shrunk = np.array(table)
         shrunk[0] = 0.0
         empty = np.array(table)
         empty[1, 0], empty[1, 1] = 1e300, -1e300

@@ -779,8 +779,8 @@ def collide(
 
     Each tree comes as the parts of :func:`node_parts` and its node_first, node_count,
     triangles and triangle boxes in slot order, depth and :func:`node_magnitude`:
-    plain arrays and scalars only, because
-    numba types a tuple argument in Python at about a microsecond a call.
+    plain arrays and scalars only, because numba types a tuple argument in Python at
+    about a microsecond a call.
     """
     return _collide_one(
         a_bv0, a_bv1, a_bv2, a_first, a_count, a_tris, a_sbox, a_depth, a_mag,
