@@ -247,6 +247,34 @@ def test_obb_nodes_fit_flat_triangles_tightly():
     assert np.linalg.det(tree.node_bv.rot[0]) > 0
 
 
+def test_obb_nodes_take_a_frame_from_their_extreme_points_where_it_is_smaller():
+    """A flat 4 x 1 rectangle with slivers along its diagonal rising to 0.045 above it,
+    turned: the slivers pull the covariance axes askew, while a frame along an edge of
+    the triangle the extreme points span (corners of the rectangle) bounds it all in
+    exactly 4 x 1 x 0.045, the least volume."""
+    length, width, rise = 4.0, 1.0, 0.05
+    a, b, c, d = (0, 0, 0), (length, 0, 0), (length, width, 0), (0, width, 0)
+    tris = [[a, b, c], [a, c, d]]
+    for s in np.linspace(0.1, 0.9, 24):
+        p = np.array([s * length, s * width, s * rise])
+        tris.append([p, p + [0.01, 0.0, 0.0], p + [0.0, 0.01, 0.0]])
+    rot = rotation(np.random.default_rng(5))
+    tris = np.array(tris) @ rot.T + np.array([0.5, -2.0, 1.0])
+    tree = BVH.build(tris, node="obb", leaf_size=64)
+    assert tree.node_count[0] == len(tris)  # one leaf: the root's fit is under test
+    fitted = np.prod(2 * tree.node_bv.half[0])
+    assert fitted == pytest.approx(length * width * 0.9 * rise, rel=1e-9)
+    # the covariance frame alone is far worse, so the test has teeth
+    pts = tris.reshape(-1, 3)
+    _, axes = np.linalg.eigh(np.cov(pts.T))
+    proj = (pts - pts.mean(axis=0)) @ axes
+    assert np.prod(proj.max(axis=0) - proj.min(axis=0)) > 1.5 * fitted
+    rot_fit = tree.node_bv.rot[0]
+    np.testing.assert_allclose(rot_fit.T @ rot_fit, np.eye(3), atol=1e-12)
+    assert np.linalg.det(rot_fit) > 0
+    tree.validate(tris)  # and it still holds every point
+
+
 def test_obb_nodes_never_worse_than_their_box():
     pts = icosphere()
     obb = BVH.build(pts, node="obb")
