@@ -255,11 +255,12 @@ def test_obb_nodes_take_a_frame_from_their_extreme_points_where_it_is_smaller():
     length, width, rise = 4.0, 1.0, 0.05
     a, b, c, d = (0, 0, 0), (length, 0, 0), (length, width, 0), (0, width, 0)
     tris = [[a, b, c], [a, c, d]]
-    for s in np.linspace(0.1, 0.9, 24):
+    for s in np.linspace(0.1, 0.9, 6):  # 8 triangles: within FRAME_SLOTS
         p = np.array([s * length, s * width, s * rise])
         tris.append([p, p + [0.01, 0.0, 0.0], p + [0.0, 0.01, 0.0]])
     rot = rotation(np.random.default_rng(5))
     tris = np.array(tris) @ rot.T + np.array([0.5, -2.0, 1.0])
+    assert len(tris) <= _fit.FRAME_SLOTS  # a node that tries the extra frames
     tree = BVH.build(tris, node="obb", leaf_size=64)
     assert tree.node_count[0] == len(tris)  # one leaf: the root's fit is under test
     fitted = np.prod(2 * tree.node_bv.half[0])
