@@ -276,6 +276,24 @@ def test_obb_nodes_take_a_frame_from_their_extreme_points_where_it_is_smaller():
     tree.validate(tris)  # and it still holds every point
 
 
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), tilt=st.sampled_from([0.0, 1e-15, 1e-9, 1e-3]))
+def test_obb_nodes_of_nearly_collinear_points_stay_orthonormal_and_hold(seed, tilt):
+    """Leaves of thin or collinear triangles: the frames from extreme points must stay
+    orthonormal (a thin triangle's normal is mostly rounding) and every point inside."""
+    rng = np.random.default_rng(seed)
+    n = 6
+    start, step = rng.normal(size=(n, 1, 3)), rng.normal(size=(n, 1, 3))
+    s = np.sort(rng.uniform(-1, 1, size=(n, 3, 1)), axis=1)
+    tris = start + s * step + tilt * rng.normal(size=(n, 3, 3))
+    tree = BVH.build(tris, node="obb", leaf_size=2)
+    rot = tree.node_bv.rot
+    eye = np.broadcast_to(np.eye(3), rot.shape)
+    np.testing.assert_allclose(np.einsum("nji,njk->nik", rot, rot), eye, atol=1e-12)
+    assert np.all(np.linalg.det(rot) > 0)
+    tree.validate(tris)
+
+
 def test_obb_nodes_never_worse_than_their_box():
     pts = icosphere()
     obb = BVH.build(pts, node="obb")

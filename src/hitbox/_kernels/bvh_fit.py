@@ -558,6 +558,8 @@ def _extreme_frames(slot_pts, lo_s, hi_s, frames, ext, ulo, uhi, p):
             if c > far:
                 far = c
                 p[2, :] = slot_pts[s, q, :]
+    if not far > 0.0:
+        return 0  # collinear points: no plane, and the covariance frame serves
     f0, f1, f2 = p[2, 0] - p[0, 0], p[2, 1] - p[0, 1], p[2, 2] - p[0, 2]
     n0, n1, n2, nn = _unit_cross(e0, e1, e2, f0, f1, f2)
     if not nn > 0.0:
@@ -568,12 +570,18 @@ def _extreme_frames(slot_pts, lo_s, hi_s, frames, ext, ulo, uhi, p):
     for k in range(3):
         a, b = k, (k + 1) % 3
         u0, u1, u2 = p[b, 0] - p[a, 0], p[b, 1] - p[a, 1], p[b, 2] - p[a, 2]
+        # off the normal's line exactly, however thin the triangle (rounding can tilt
+        # a nearly collinear triangle's normal towards its edges): orthonormal frames
+        un = u0 * n0 + u1 * n1 + u2 * n2
+        u0, u1, u2 = u0 - un * n0, u1 - un * n1, u2 - un * n2
         uu = u0 * u0 + u1 * u1 + u2 * u2
         if not uu > 0.0:
             continue
         inv = 1.0 / np.sqrt(uu)
         u0, u1, u2 = u0 * inv, u1 * inv, u2 * inv
         w0, w1, w2, ww = _unit_cross(n0, n1, n2, u0, u1, u2)
+        if not ww > 0.0:
+            continue
         inv = 1.0 / np.sqrt(ww)
         frames[count, 0, 0], frames[count, 1, 0], frames[count, 2, 0] = u0, u1, u2
         frames[count, 0, 1] = w0 * inv
