@@ -210,6 +210,38 @@ def test_sah_separates_clusters_better_than_halving():
     assert sorted(hi[[f, f + 1]] - lo[[f, f + 1]]) == [3, 30]
 
 
+def test_oriented_sah_cuts_across_a_patch_lying_askew():
+    """Two long thin rods side by side along the xy diagonal: on the world axes their
+    centres interleave, so no cut parts them; in the root's principal frame one cut
+    across the rods does, and each child holds one rod."""
+    rng = np.random.default_rng(7)
+    along = np.array([1.0, 1.0, 0.0]) / np.sqrt(2.0)
+    across = np.array([1.0, -1.0, 0.0]) / np.sqrt(2.0)
+    s = rng.uniform(0.0, 10.0, 64)
+    rods = [s[:32, None] * along, s[32:, None] * along + across]
+    pts = np.concatenate(rods)[:, None, :] + rng.normal(scale=1e-3, size=(64, 3, 3))
+    for method, parted in (("oriented_sah", True), ("sah", False)):
+        tree = BVH.build(pts, node="obb", method=method, leaf_size=1)
+        tree.validate(pts)
+        lo, hi = _spans(tree)
+        f = tree.node_first[0]
+        halves = [set(tree.prim_order[lo[c] : hi[c]]) for c in (f, f + 1)]
+        rod_sets = [set(range(32)), set(range(32, 64))]
+        assert (sorted(halves, key=min) == rod_sets) == parted, method
+
+
+def test_default_method_by_node_kind():
+    from hitbox.bvh import DEFAULT_METHOD
+
+    pts = soup(3, 200)
+    for kind in KINDS:
+        tree = BVH.build(pts, node=kind)
+        same = BVH.build(pts, node=kind, method=DEFAULT_METHOD[kind])
+        np.testing.assert_array_equal(tree.prim_order, same.prim_order)
+        np.testing.assert_array_equal(tree.node_first, same.node_first)
+    assert DEFAULT_METHOD["obb"] == "oriented_sah" and DEFAULT_METHOD["aabb"] == "sah"
+
+
 def _spans(tree):
     lo = np.empty(tree.n_nodes, np.intp)
     hi = np.empty(tree.n_nodes, np.intp)
@@ -701,7 +733,7 @@ def test_works_without_the_jit():
         sph = Spheres(rng.random((4, 3)) * 5, rng.random(4))
         obb = OBBs(rng.random((3, 3)) * 5, rng.random((3, 3)), np.stack([np.eye(3)] * 3))
         out = []
-        for method in ("sah", "median", "bottom_up"):
+        for method in ("sah", "oriented_sah", "median", "bottom_up"):
             for kind in ("aabb", "sphere", "obb", "kdop18"):
                 tree = BVH.build(pts, node=kind, method=method, leaf_size=2)
                 tree.validate(pts)

@@ -6,6 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import hitbox as hb
+from hitbox.bvh import METHODS
 from hitbox.mesh import TriangleMesh
 from tests.strategies import rotation
 
@@ -53,7 +54,7 @@ def test_pairs_equal_brute_force_for_every_node_kind(small):
 
 def test_every_build_method_gives_the_same_pairs():
     v, f = torus(16, 6)
-    meshes = [TriangleMesh(v, f, method=m) for m in ("sah", "median", "bottom_up")]
+    meshes = [TriangleMesh(v, f, method=m) for m in METHODS]
     for T in poses(6, 2, reach=2.0):
         results = [m.intersect(m, T, mode="all") for m in meshes]
         for r in results[1:]:

@@ -27,9 +27,10 @@ RAY_MODES = ("closest", "any", "all")
 NODE = "obb"
 #: Default triangles per leaf, by node kind. Box-shaped nodes (AABB, k-DOP) prune less
 #: tightly under a rotation and their leaf walks make a larger leaf cheap: on the seed's
-#: tori, leaves of 6 answered `any` 2-4 % and `all` 3 % faster than leaves of 4 (rays
-#: within 2 %); OBB trees measured best at 4 (1, 2 and 8 were slower).
-LEAF_SIZE = {"obb": 4, "sphere": 4, "aabb": 6, "kdop14": 6, "kdop18": 6, "kdop26": 6}
+#: tori, leaves of 6 answered `any` 2-4 % and `all` 3 % faster than leaves of 4, and
+#: leaves of 8 (with 64 SAH bins) `any` another 2-3 % (rays within 2 % throughout); OBB
+#: trees measured best at 4 to 6 (1, 2 and 8 were slower).
+LEAF_SIZE = {"obb": 4, "sphere": 4, "aabb": 8, "kdop14": 8, "kdop18": 8, "kdop26": 8}
 #: Poses per call from which intersect_many runs in parallel (thread wake-up and the
 #: second walk of colliding poses cost more than they save below this).
 PARALLEL_MIN_POSES = 256
@@ -69,8 +70,9 @@ class TriangleMesh:
         mesh, which touches nothing.
     node : {"aabb", "sphere", "obb", "kdop14", "kdop18", "kdop26"}
         Kind of the tree's node volumes.
-    method : {"sah", "median", "bottom_up"}
-        Build strategy (see :meth:`hitbox.bvh.BVH.build`).
+    method : {"sah", "oriented_sah", "median", "bottom_up"}, optional
+        Build strategy (see :meth:`hitbox.bvh.BVH.build`); by default the node kind's
+        (:data:`hitbox.bvh.DEFAULT_METHOD`).
     leaf_size : int, optional
         Triangles per leaf at most; by default :data:`LEAF_SIZE` of the node kind.
     """
@@ -78,7 +80,7 @@ class TriangleMesh:
     __slots__ = ("vertices", "faces", "bvh", "_slot_tris", "_args")
 
     def __init__(
-        self, vertices, faces, *, node=NODE, method="sah", leaf_size=None, bvh=None
+        self, vertices, faces, *, node=NODE, method=None, leaf_size=None, bvh=None
     ):
         verts, faces = v.as_mesh(vertices, faces)
         verts.flags.writeable = False
@@ -156,7 +158,7 @@ class TriangleMesh:
         tris = verts[faces] if len(faces) else np.zeros((0, 3, 3))
         return TriangleMesh(verts, faces, bvh=self.bvh.refit(tris))
 
-    def with_tree(self, node=NODE, method="sah", leaf_size=None):
+    def with_tree(self, node=NODE, method=None, leaf_size=None):
         """The same mesh with a tree of another kind or build."""
         return TriangleMesh(
             self.vertices, self.faces, node=node, method=method, leaf_size=leaf_size
