@@ -230,6 +230,19 @@ def test_oriented_sah_cuts_across_a_patch_lying_askew():
         assert (sorted(halves, key=min) == rod_sets) == parted, method
 
 
+@pytest.mark.parametrize("method", METHODS)
+def test_point_groups_without_points(method):
+    """K = 0: legal, bounds nothing; every method splits by count without reading a
+    point (the oriented build once divided by the zero point count)."""
+    pts = np.zeros((11, 0, 3))
+    boxes = random_boxes(np.random.default_rng(4), 5)
+    for kind in KINDS:
+        tree = BVH.build(pts, node=kind, method=method, leaf_size=2)
+        tree.validate(pts)
+        assert tree.n_prims == 11 and tree.n_leaves >= 6
+        assert tree.query(boxes).shape == (2, 0)
+
+
 def test_default_method_by_node_kind():
     from hitbox.bvh import DEFAULT_METHOD
 

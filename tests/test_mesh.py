@@ -487,7 +487,7 @@ def test_node_magnitude_bounds_every_node_not_only_the_root(small, kind):
     else:
         lo, hi = table[:, 0, :3], table[:, 1, :3]
         centre, half = (lo + hi) / 2, (hi - lo) / 2
-    per_node = [np.abs(c).sum() + h.sum() for c, h in zip(centre, half)]
+    per_node = [np.abs(c).sum() + h.sum() for c, h in zip(centre, half, strict=True)]
     assert node_magnitude(table) == pytest.approx(max(per_node), rel=1e-15)
     if kind == "obb":
         shrunk = table._replace(center=table.center.copy(), half=table.half.copy())

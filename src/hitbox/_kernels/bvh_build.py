@@ -245,76 +245,10 @@ def build_sah(boxes, centres, leaf_size, max_depth, n_bins):
     ``boxes`` and ``centres`` are copied, not modified. Returns (node_first (M,),
     node_count (M,), order (N,), depth).
     """
-    n = len(boxes)
-    order = np.arange(n)
-    m_max = 2 * n - 1 if n > 0 else 0
-    node_first = np.empty(m_max, np.intp)
-    node_count = np.empty(m_max, np.intp)
-    if n == 0:
-        return node_first, node_count, order, 0
-    box = boxes.copy()
-    cen = centres.copy()
-    cap = min(max_depth, n) + 2
-    st_node = np.empty(cap, np.intp)
-    st_lo = np.empty(cap, np.intp)
-    st_hi = np.empty(cap, np.intp)
-    st_depth = np.empty(cap, np.intp)
-    bin_count = np.zeros((3, n_bins), np.intp)
-    bin_box = np.empty((3, n_bins, 2, 3))
-    right_area = np.empty(n_bins)
-    acc = np.empty((2, 3))
-    cb = np.empty((2, 3))
-    scale = np.empty(3)
-    st_node[0], st_lo[0], st_hi[0], st_depth[0] = 0, 0, n, 0
-    top = 1
-    n_nodes = 1
-    depth = 0
-    while top > 0:
-        top -= 1
-        m = st_node[top]
-        lo = st_lo[top]
-        hi = st_hi[top]
-        d = st_depth[top]
-        cnt = hi - lo
-        if cnt <= leaf_size or d >= max_depth:
-            node_first[m] = lo
-            node_count[m] = cnt
-            depth = max(depth, d)
-            continue
-        for k in range(3):
-            cb[0, k] = np.inf
-            cb[1, k] = -np.inf
-        for s in range(lo, hi):
-            for k in range(3):
-                cb[0, k] = min(cb[0, k], cen[s, k])
-                cb[1, k] = max(cb[1, k], cen[s, k])
-        n_b = min(n_bins, cnt)  # small nodes: no more bins than primitives
-        for k in range(3):
-            ext = cb[1, k] - cb[0, k]
-            scale[k] = n_b / ext if ext > 0.0 else 0.0
-        _sah_bins(box, cen, lo, hi, cb, scale, n_b, bin_count, bin_box)
-        a, cut = _sah_best(cb, n_b, cnt, bin_count, bin_box, acc, right_area)
-        mid = lo + cnt // 2  # all centres coincide: any halving will do
-        if a >= 0:
-            i = lo
-            j = hi - 1
-            while i <= j:
-                if min(int((cen[i, a] - cb[0, a]) * scale[a]), n_b - 1) < cut:
-                    i += 1
-                else:
-                    _swap(order, box, cen, i, j)
-                    j -= 1
-            if lo < i < hi:
-                mid = i
-        left = n_nodes
-        n_nodes += 2
-        node_first[m] = left
-        node_count[m] = 0
-        st_node[top], st_lo[top], st_hi[top], st_depth[top] = left + 1, mid, hi, d + 1
-        top += 1
-        st_node[top], st_lo[top], st_hi[top], st_depth[top] = left, lo, mid, d + 1
-        top += 1
-    return node_first[:n_nodes].copy(), node_count[:n_nodes].copy(), order, depth
+    return _sah_topology(
+        boxes.copy(), centres.copy(), np.empty((0, 1, 3)), False,
+        leaf_size, max_depth, n_bins,
+    )  # fmt: skip
 
 
 @njit
@@ -334,6 +268,11 @@ def _node_frame(pts, lo, hi, frame):
     """
     n_pts = pts.shape[1]
     c = (hi - lo) * n_pts
+    if c == 0:  # point groups without points: any frame will do
+        for p in range(3):
+            for q in range(3):
+                frame[p, q] = 1.0 if p == q else 0.0
+        return
     o0, o1, o2 = pts[lo, 0, 0], pts[lo, 0, 1], pts[lo, 0, 2]
     m0 = m1 = m2 = 0.0
     sxx = sxy = sxz = syy = syz = szz = 0.0
@@ -362,7 +301,8 @@ def _node_frame(pts, lo, hi, frame):
 
 @njit
 def _framed_bounds(pts, lo, hi, frame, box, cen):
-    """Each primitive's box and centre (mean of its points) in ``frame``'s coordinates."""
+    """Each primitive's box and centre (mean of its points) in ``frame``'s coordinates;
+    like :func:`primitive_bounds`, K = 0 gives the empty box and centre 0."""
     n_pts = pts.shape[1]
     for s in range(lo, hi):
         for a in range(3):
@@ -377,34 +317,21 @@ def _framed_bounds(pts, lo, hi, frame, box, cen):
                 u_sum += u
             box[s, 0, a] = u_lo
             box[s, 1, a] = u_hi
-            cen[s, a] = u_sum / n_pts
+            cen[s, a] = u_sum / n_pts if n_pts > 0 else 0.0
 
 
-@njit(cache=True, nogil=True)
-def build_sah_oriented(points, leaf_size, max_depth, n_bins):
-    """Top-down binned SAH build in each node's own principal frame: the node's points'
-    covariance axes (as an OBB fit takes them) replace the world axes, and the
-    primitives' boxes and centres are taken in that frame before binning.
-
-    For OBB trees. World-axis cuts slice a curved patch lying askew to the axes into
-    children whose OBBs overlap each other; cuts across the patch's own axes give
-    compact children. Measured on the seed's tori (OBB nodes, 300 poses): 30-40 % less
-    time per query than :func:`build_sah` with the same bins. Fine bins matter here:
-    16 bins lost most of that gain, 64 kept nearly all of an exact sweep's.
-
-    ``points`` (N, K, 3) is copied, not modified. Returns (node_first (M,),
-    node_count (M,), order (N,), depth) like every builder.
-    """
-    n = len(points)
+@njit
+def _sah_topology(box, cen, pts, oriented, leaf_size, max_depth, n_bins):
+    """The binned SAH loop of :func:`build_sah` and :func:`build_sah_oriented`, on its
+    own scratch: ``box``/``cen`` are permuted in place; with ``oriented`` they are
+    recomputed per node in the node's frame from ``pts``, permuted along."""
+    n = len(box)
     order = np.arange(n)
     m_max = 2 * n - 1 if n > 0 else 0
     node_first = np.empty(m_max, np.intp)
     node_count = np.empty(m_max, np.intp)
     if n == 0:
         return node_first, node_count, order, 0
-    pts = points.copy()
-    box = np.empty((n, 2, 3))
-    cen = np.empty((n, 3))
     frame = np.empty((3, 3))
     cap = min(max_depth, n) + 2
     st_node = np.empty(cap, np.intp)
@@ -433,8 +360,9 @@ def build_sah_oriented(points, leaf_size, max_depth, n_bins):
             node_count[m] = cnt
             depth = max(depth, d)
             continue
-        _node_frame(pts, lo, hi, frame)
-        _framed_bounds(pts, lo, hi, frame, box, cen)
+        if oriented:
+            _node_frame(pts, lo, hi, frame)
+            _framed_bounds(pts, lo, hi, frame, box, cen)
         for k in range(3):
             cb[0, k] = np.inf
             cb[1, k] = -np.inf
@@ -442,7 +370,7 @@ def build_sah_oriented(points, leaf_size, max_depth, n_bins):
             for k in range(3):
                 cb[0, k] = min(cb[0, k], cen[s, k])
                 cb[1, k] = max(cb[1, k], cen[s, k])
-        n_b = min(n_bins, cnt)
+        n_b = min(n_bins, cnt)  # small nodes: no more bins than primitives
         for k in range(3):
             ext = cb[1, k] - cb[0, k]
             scale[k] = n_b / ext if ext > 0.0 else 0.0
@@ -457,7 +385,8 @@ def build_sah_oriented(points, leaf_size, max_depth, n_bins):
                     i += 1
                 else:
                     _swap(order, box, cen, i, j)
-                    _swap_points(pts, i, j)
+                    if oriented:
+                        _swap_points(pts, i, j)
                     j -= 1
             if lo < i < hi:
                 mid = i
@@ -470,6 +399,28 @@ def build_sah_oriented(points, leaf_size, max_depth, n_bins):
         st_node[top], st_lo[top], st_hi[top], st_depth[top] = left, lo, mid, d + 1
         top += 1
     return node_first[:n_nodes].copy(), node_count[:n_nodes].copy(), order, depth
+
+
+@njit(cache=True, nogil=True)
+def build_sah_oriented(points, leaf_size, max_depth, n_bins):
+    """Top-down binned SAH build in each node's own principal frame: the node's points'
+    covariance axes (as an OBB fit takes them) replace the world axes, and the
+    primitives' boxes and centres are taken in that frame before binning.
+
+    For OBB trees. World-axis cuts slice a curved patch lying askew to the axes into
+    children whose OBBs overlap each other; cuts across the patch's own axes give
+    compact children. Measured on the seed's tori (OBB nodes, 300 poses): 30-40 % less
+    time per query than :func:`build_sah` with the same bins. Fine bins matter here:
+    16 bins lost most of that gain, 64 kept nearly all of an exact sweep's.
+
+    ``points`` (N, K, 3) is copied, not modified. Returns (node_first (M,),
+    node_count (M,), order (N,), depth) like every builder.
+    """
+    n = len(points)
+    return _sah_topology(
+        np.empty((n, 2, 3)), np.empty((n, 3)), points.copy(), True,
+        leaf_size, max_depth, n_bins,
+    )  # fmt: skip
 
 
 # -- the seed's top-down builder ---------------------------------------------------------
