@@ -97,6 +97,84 @@ def test_slab_trees_hand_turned_queries_their_box_part(small):
         )
 
 
+@pytest.mark.parametrize("kind", ("aabb", "kdop18"))
+@pytest.mark.parametrize("leaf_size", [1, 2])
+def test_turned_box_trees_with_many_small_leaves_equal_brute_force(kind, leaf_size):
+    """Hundreds of leaves: the per-query cache of leaf boxes (64 slots) evicts and
+    refills, and leaf children pair with whole subtrees at every level; pairs and the
+    any answer must not change."""
+    v, f = torus(24, 8)
+    mesh = TriangleMesh(v, f, node=kind, leaf_size=leaf_size)
+    assert mesh.bvh.n_leaves > 2 * 64
+    hits = 0
+    for T in poses(10, 21, reach=2.2):
+        expected = mesh.intersect_brute(mesh, T)
+        np.testing.assert_array_equal(mesh.intersect(mesh, T, mode="all"), expected)
+        assert mesh.intersect(mesh, T) == (expected.shape[1] > 0)
+        hits += expected.shape[1] > 0
+    assert 0 < hits < 10
+
+
+def test_cached_leaf_box_equals_the_box_computed_afresh():
+    """Keys that share a slot evict each other; every answer is the fresh box."""
+    from hitbox._kernels import collide as kc
+
+    rng = np.random.default_rng(5)
+    tris = rng.normal(size=(40, 3, 3))
+    rot = rotation(rng)
+    trans = rng.normal(size=3)
+    inv = kc.inverse3.py_func(rot)
+    cache = kc.leaf_box_cache.py_func()
+    slots = kc.LEAF_BOX_SLOTS
+    # leaves 0 and slots/2 (keys 0, slots) share slot 0; leaf 1 as A (key 2) and as B
+    # (key 3) are different boxes in different frames
+    for leaf, side in [(0, 0), (slots // 2, 0), (0, 0), (1, 0), (1, 1), (1, 0)] * 2:
+        first, count = (leaf * 7) % 35, 1 + leaf % 5
+        key = 2 * leaf + side
+        got = kc._cached_leaf_box.py_func(cache, key, first, count, tris, inv, rot, trans)
+        if side == 0:
+            want = kc._a_leaf_box.py_func(first, count, tris, inv, trans)
+        else:
+            want = kc._b_leaf_box.py_func(first, count, tris, rot, trans)
+        assert got == want, (leaf, side)
+    # against numpy (leaf 1: slots 7, 8): as B, moved into A's frame; as A, into B's
+    b_pts = (tris[7:9] @ rot.T + trans).reshape(-1, 3)
+    got = kc._cached_leaf_box.py_func(cache, 3, 7, 2, tris, inv, rot, trans)
+    np.testing.assert_allclose(got, [*b_pts.min(axis=0), *b_pts.max(axis=0)], rtol=1e-12)
+    a_pts = ((tris[7:9] - trans) @ np.linalg.inv(rot).T).reshape(-1, 3)
+    got = np.array(kc._cached_leaf_box.py_func(cache, 2, 7, 2, tris, inv, rot, trans))
+    assert np.all(got[:3] <= a_pts.min(axis=0)) and np.all(got[3:] >= a_pts.max(axis=0))
+    np.testing.assert_allclose(got, [*a_pts.min(axis=0), *a_pts.max(axis=0)], rtol=1e-9)
+
+
+@pytest.mark.parametrize("flags", range(16))
+def test_leaf_children_cover_every_child_pair_exactly_once(flags):
+    """Inner nodes m, k split together under a rotation: whichever children are leaves,
+    the pushed pairs cover each (child of m, child of k) pair once, in at most four."""
+    from hitbox._kernels import collide as kc
+
+    m, fa, k, fb = 0, 1, 0, 1
+    a_count = np.array([0, 0, 0])
+    b_count = np.array([0, 0, 0])
+    a_count[1:] = [(flags >> 0) & 1, (flags >> 1) & 1]
+    b_count[1:] = [(flags >> 2) & 1, (flags >> 3) & 1]
+    stack = np.full((8, 2), -1, np.intp)
+    top = kc._push_leaf_children.py_func(a_count, fa, m, b_count, fb, k, stack, 2)
+    assert 2 < top <= 6
+    assert np.all(stack[:2] == -1) and np.all(stack[top:] == -1)
+    covered = []
+    for x, y in stack[2:top]:
+        xs = [fa, fa + 1] if x == m else [x]
+        ys = [fb, fb + 1] if y == k else [y]
+        covered += [(p, q) for p in xs for q in ys]
+        # a node paired whole is split by the walk of a leaf: the other side is a leaf
+        if x == m:
+            assert b_count[y] > 0
+        if y == k:
+            assert a_count[x] > 0
+    assert sorted(covered) == [(1, 1), (1, 2), (2, 1), (2, 2)]
+
+
 def test_touching_faces_count_as_contact():
     box = trimesh.creation.box(extents=(1.0, 1.0, 1.0))
     mesh = TriangleMesh.from_trimesh(box)
