@@ -5,7 +5,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from hitbox._kernels.rigid import RIGID_TOL, first_not_rotation, first_not_rotation_py
+from hitbox import _validate as v
+from hitbox._kernels.rigid import (
+    RIGID_TOL,
+    first_not_rotation,
+    first_not_rotation_py,
+    split_transforms,
+    split_transforms_py,
+)
 from hitbox.mesh import TriangleMesh
 from tests.strategies import rotation
 
@@ -52,3 +59,62 @@ def test_many_poses_name_the_first_non_rigid_pose():
     poses[2, :3, :3] *= 1.001
     with pytest.raises(ValueError, match=r"transforms\[2\] must be rigid"):
         mesh.intersect_many(mesh, poses)
+
+
+@st.composite
+def transform_stacks(draw):
+    """K homogeneous matrices from near_rotations, some with a defect: a NaN or inf
+    anywhere, a last row off by a little, a huge translation."""
+    rots = draw(near_rotations())
+    k = len(rots)
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    mats = np.tile(np.eye(4), (k, 1, 1))
+    mats[:, :3, :3] = rots
+    mats[:, :3, 3] = rng.normal(size=(k, 3))
+    for i in range(k):
+        how = draw(st.sampled_from(["clean", "nan", "inf", "last row", "huge"]))
+        r, c = draw(st.integers(0, 3)), draw(st.integers(0, 3))
+        if how == "nan":
+            mats[i, r, c] = np.nan
+        elif how == "inf":
+            mats[i, r, c] = -np.inf
+        elif how == "last row":
+            mats[i, 3, c] += draw(st.sampled_from([1e-300, 1e-9, 1.0]))
+        elif how == "huge":
+            mats[i, :3, 3] = 1e300
+    return mats
+
+
+@given(transform_stacks(), st.booleans())
+def test_split_transforms_equals_numpy_twin(mats, rigid):
+    rots = np.empty((len(mats), 3, 3))
+    trans = np.empty((len(mats), 3))
+    k = split_transforms(mats, rigid, rots, trans)
+    k_py, rots_py, trans_py = split_transforms_py(mats, rigid)
+    assert k == k_py
+    if k < 0:
+        assert np.array_equal(rots, rots_py) and np.array_equal(trans, trans_py)
+        # the public check takes the compiled pass and hands the same arrays back
+        rot_v, trans_v, single = v.as_transforms(mats, "transforms", rigid=rigid)
+        assert np.array_equal(rot_v, rots_py) and np.array_equal(trans_v, trans_py)
+        assert not single
+    else:
+        # the public check names a pose that is bad (the first of the first kind of
+        # problem found, which need not be pose k)
+        with pytest.raises(ValueError, match=r"transforms\[\d+\]") as err:
+            v.as_transforms(mats, "transforms", rigid=rigid)
+        j = int(str(err.value).split("[")[1].split("]")[0])
+        assert split_transforms_py(mats[j : j + 1], rigid)[0] == 0
+
+
+def test_split_transforms_takes_views_and_other_dtypes():
+    rng = np.random.default_rng(5)
+    poses = np.tile(np.eye(4), (6, 1, 1))
+    poses[:, :3, :3] = [rotation(rng) for _ in range(6)]
+    poses[:, :3, 3] = np.arange(18).reshape(6, 3)
+    for given_ in (poses[::2], poses.astype(np.float32), poses.tolist(), poses[0]):
+        rot, trans, single = v.as_transforms(given_, "transforms")
+        ref = np.asarray(given_, dtype=np.float64).reshape(-1, 4, 4)
+        assert np.array_equal(rot, ref[:, :3, :3]) and np.array_equal(trans, ref[:, :3, 3])
+        assert rot.flags.c_contiguous and trans.flags.c_contiguous
+        assert single == (np.ndim(given_) == 2)

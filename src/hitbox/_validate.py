@@ -9,7 +9,7 @@ import numbers
 
 import numpy as np
 
-from hitbox._kernels.rigid import first_not_rotation
+from hitbox._kernels.rigid import first_not_rotation, split_transforms
 from hitbox._types import OBBs, Rays, Spheres
 
 KDOP_SIZES = (6, 14, 18, 26)
@@ -266,6 +266,13 @@ def as_transforms(matrices, name="transforms", rigid=True):
     arr = _real_array(matrices, name)
     single = arr.ndim == 2
     arr = arr[None] if single else arr
+    if arr.dtype == np.float64 and arr.ndim == 3 and arr.shape[1:] == (4, 4):
+        # every check and both copies in one compiled pass; on a failure the checks
+        # below run again to name the problem
+        rot = np.empty((len(arr), 3, 3))
+        trans = np.empty((len(arr), 3))
+        if split_transforms(arr, rigid, rot, trans) < 0:
+            return rot, trans, single
     if arr.ndim != 3 or arr.shape[1:] != (4, 4):
         raise ValueError(
             f"{name} must have shape (K, 4, 4) or (4, 4), got {np.shape(matrices)}"

@@ -1,7 +1,9 @@
-"""Whether 3x3 matrices are rotations: orthonormal to a tolerance, determinant above 0.
+"""Whether 3x3 matrices are rotations: orthonormal to a tolerance, determinant above 0;
+and K rigid 4x4 transforms checked and split into rotations and translations at once.
 
-The check runs compiled because in numpy (einsum, cross, per-pose reductions) it cost
-0.9 microseconds a pose, a third of a many-pose query.
+The checks run compiled because in numpy (einsum, cross, per-pose reductions) the
+rotation check cost 0.9 microseconds a pose, a third of a many-pose query, and the
+finiteness and last-row checks with the two copies another 25 microseconds a call.
 """
 
 import numpy as np
@@ -54,3 +56,46 @@ def first_not_rotation_py(rots):
     det = np.linalg.det(rots)
     bad = ~(err <= RIGID_TOL) | ~(det > 0)
     return int(np.argmax(bad)) if bad.any() else -1
+
+
+@njit(cache=True, nogil=True)
+def split_transforms(mats, rigid, rots, trans):
+    """Check K homogeneous 4x4 matrices and split them into rots (K, 3, 3) and trans
+    (K, 3). Returns the index of the first matrix with a non-finite entry, a last row
+    other than exactly (0, 0, 0, 1), or (``rigid``) a linear part that is not a rotation;
+    -1 when all pass. The caller's numpy checks then name the problem."""
+    for k in range(len(mats)):
+        for r in range(4):
+            for c in range(4):
+                x = mats[k, r, c]
+                if not np.isfinite(x):
+                    return k
+        if (
+            mats[k, 3, 0] != 0.0
+            or mats[k, 3, 1] != 0.0
+            or mats[k, 3, 2] != 0.0
+            or mats[k, 3, 3] != 1.0
+        ):
+            return k
+        for r in range(3):
+            trans[k, r] = mats[k, r, 3]
+            for c in range(3):
+                rots[k, r, c] = mats[k, r, c]
+        if rigid and not is_rotation(rots[k]):
+            return k
+    return -1
+
+
+def split_transforms_py(mats, rigid):
+    """Numpy twin of :func:`split_transforms`: (first bad index or -1, rots, trans)."""
+    mats = np.asarray(mats, dtype=np.float64)
+    rots = np.ascontiguousarray(mats[:, :3, :3])
+    trans = np.ascontiguousarray(mats[:, :3, 3])
+    bad = ~np.isfinite(mats).all(axis=(1, 2))
+    bad |= ~np.all(mats[:, 3] == np.array([0.0, 0.0, 0.0, 1.0]), axis=1)
+    if rigid and len(mats):
+        with np.errstate(invalid="ignore"):
+            err = np.abs(np.einsum("kji,kjl->kil", rots, rots) - np.eye(3)).max(axis=(1, 2))
+            det = np.linalg.det(np.where(np.isfinite(rots), rots, 0.0))
+        bad |= ~(err <= RIGID_TOL) | ~(det > 0)
+    return (int(np.argmax(bad)) if bad.any() else -1), rots, trans
