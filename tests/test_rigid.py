@@ -115,6 +115,8 @@ def test_split_transforms_takes_views_and_other_dtypes():
     for given_ in (poses[::2], poses.astype(np.float32), poses.tolist(), poses[0]):
         rot, trans, single = v.as_transforms(given_, "transforms")
         ref = np.asarray(given_, dtype=np.float64).reshape(-1, 4, 4)
-        assert np.array_equal(rot, ref[:, :3, :3]) and np.array_equal(trans, ref[:, :3, 3])
+        assert np.array_equal(rot, ref[:, :3, :3]) and np.array_equal(
+            trans, ref[:, :3, 3]
+        )
         assert rot.flags.c_contiguous and trans.flags.c_contiguous
         assert single == (np.ndim(given_) == 2)

@@ -95,7 +95,9 @@ def split_transforms_py(mats, rigid):
     bad |= ~np.all(mats[:, 3] == np.array([0.0, 0.0, 0.0, 1.0]), axis=1)
     if rigid and len(mats):
         with np.errstate(invalid="ignore"):
-            err = np.abs(np.einsum("kji,kjl->kil", rots, rots) - np.eye(3)).max(axis=(1, 2))
+            err = np.abs(np.einsum("kji,kjl->kil", rots, rots) - np.eye(3)).max(
+                axis=(1, 2)
+            )
             det = np.linalg.det(np.where(np.isfinite(rots), rots, 0.0))
         bad |= ~(err <= RIGID_TOL) | ~(det > 0)
     return (int(np.argmax(bad)) if bad.any() else -1), rots, trans
