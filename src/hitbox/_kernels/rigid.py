@@ -50,12 +50,18 @@ def first_not_rotation(rots):
 
 def first_not_rotation_py(rots):
     """Numpy twin of :func:`first_not_rotation` (the oracle in tests)."""
-    if not len(rots):
-        return -1
-    err = np.abs(np.einsum("kji,kjl->kil", rots, rots) - np.eye(3)).max(axis=(1, 2))
-    det = np.linalg.det(rots)
-    bad = ~(err <= RIGID_TOL) | ~(det > 0)
+    bad = _not_rotations_py(rots)
     return int(np.argmax(bad)) if bad.any() else -1
+
+
+def _not_rotations_py(rots):
+    """Which of rots (K, 3, 3) are not rotations, in numpy (NaN and inf count as not)."""
+    if not len(rots):
+        return np.zeros(0, bool)
+    with np.errstate(invalid="ignore"):
+        err = np.abs(np.einsum("kji,kjl->kil", rots, rots) - np.eye(3)).max(axis=(1, 2))
+        det = np.linalg.det(np.where(np.isfinite(rots), rots, 0.0))
+    return ~(err <= RIGID_TOL) | ~(det > 0)
 
 
 @njit(cache=True, nogil=True)
@@ -93,11 +99,6 @@ def split_transforms_py(mats, rigid):
     trans = np.ascontiguousarray(mats[:, :3, 3])
     bad = ~np.isfinite(mats).all(axis=(1, 2))
     bad |= ~np.all(mats[:, 3] == np.array([0.0, 0.0, 0.0, 1.0]), axis=1)
-    if rigid and len(mats):
-        with np.errstate(invalid="ignore"):
-            err = np.abs(np.einsum("kji,kjl->kil", rots, rots) - np.eye(3)).max(
-                axis=(1, 2)
-            )
-            det = np.linalg.det(np.where(np.isfinite(rots), rots, 0.0))
-        bad |= ~(err <= RIGID_TOL) | ~(det > 0)
+    if rigid:
+        bad |= _not_rotations_py(rots)
     return (int(np.argmax(bad)) if bad.any() else -1), rots, trans
