@@ -136,6 +136,22 @@ def test_huge_and_tiny_coordinates_hypothesis(b):
         check(b, method)
 
 
+@pytest.mark.filterwarnings("error")
+@pytest.mark.parametrize("seed", range(40))
+def test_extreme_coordinates_warn_nothing(seed):
+    """Spans near the largest and smallest floats: right pairs, and no numpy warning
+    from sizing the grid (it overflowed to inf silently in the kernels' favour, but
+    warned the caller)."""
+    rng = np.random.default_rng(seed)
+    vals = [0.0, 1e-300, -1e-300, 5e-324, 1e300, -1e300, 1.7e308, -1.7e308, 1.0, 3.0]
+    n, d = int(rng.integers(2, 12)), int(rng.integers(1, 4))
+    lo = rng.choice(vals, size=(n, d))
+    hi = lo + np.abs(rng.choice(vals[:6], size=(n, d)))
+    b = np.stack([lo, np.minimum(hi, 1.7e308)], axis=1)
+    for method in METHODS:
+        check(b, method)
+
+
 @settings(max_examples=30)
 @given(st.integers(0, 2**32 - 1), st.integers(1, 3), st.integers(150, 600))
 def test_larger_sets_with_touching_faces_hypothesis(seed, d, n):

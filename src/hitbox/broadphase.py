@@ -114,6 +114,7 @@ def _sample(boxes):
     return (ext, lo, hi, live_share) if count else None
 
 
+@np.errstate(over="ignore", divide="ignore", invalid="ignore")
 def _grid(boxes):
     """Grid for the column sweep: (axes (3,), origin (3,), scale (3,), gdim (3,)).
 
@@ -121,6 +122,10 @@ def _grid(boxes):
     (-1 when D < 3). The sweep axis is the one where boxes spread most relative to their
     size. Columns are COLUMN_WIDTH typical extents wide, at most about one per four
     boxes, and coarsened while boxes would make more than ENTRY_RATIO entries each.
+
+    Spans near the largest or the smallest float overflow to inf in the sizing below;
+    cell counts are capped and infinite scales replaced at the end, so numpy's warnings
+    about them would only alarm the caller.
     """
     n, _, d = boxes.shape
     axes = np.array([0, -1, -1], np.intp)
@@ -132,10 +137,9 @@ def _grid(boxes):
         return axes, origin, scale, gdim
     ext, lo, hi, live_share = stats
     live = max(1, int(live_share * n))
-    with np.errstate(over="ignore", invalid="ignore"):
-        span = hi - lo
-        span = np.where(np.isfinite(span) & (span > 0), span, 0.0)
-        spread = np.where(span > 0, span / np.maximum(ext, span * 1e-9), 0.0)
+    span = hi - lo
+    span = np.where(np.isfinite(span) & (span > 0), span, 0.0)
+    spread = np.where(span > 0, span / np.maximum(ext, span * 1e-9), 0.0)
     sweep = int(np.argmax(spread))
     others = [a for a in range(d) if a != sweep]
     axes[0] = sweep
