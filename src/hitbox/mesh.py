@@ -261,12 +261,15 @@ class TriangleMesh:
         a, b = self._pair(other)
         rots, transes, _ = v.as_transforms(transforms, "transforms", rigid=True)
         counts = np.zeros(len(rots), np.intp)
-        kernel = (
-            _collide.collide_many
-            if len(rots) >= PARALLEL_MIN_POSES and numba.get_num_threads() > 1
-            else _collide.collide_many_serial
-        )
-        flat = kernel(*a._args, *b._args, rots, transes, mode == "any", counts)
+        threads = numba.get_num_threads()
+        if len(rots) >= PARALLEL_MIN_POSES and threads > 1:
+            flat = _collide.collide_many(
+                *a._args, *b._args, rots, transes, mode == "any", counts, threads
+            )
+        else:
+            flat = _collide.collide_many_serial(
+                *a._args, *b._args, rots, transes, mode == "any", counts
+            )
         if mode == "any":
             return counts > 0
         faces = np.stack(
