@@ -93,7 +93,7 @@ def _check_stats(scene, stats):
     assert sum(getattr(stats, name) for name in FUNNEL) == stats.pairs
     assert stats.broadphase_candidates == stats.rejected_by_volumes + stats.narrow_tested
     assert stats.colliding <= stats.narrow_tested
-    static = {i for i in scene.ids.tolist() if scene._static[i]}
+    static = {i for i in scene.ids.tolist() if scene._t["static"][i]}
     for stage, pairs in scene.trace.items():
         for i, j in pairs.T.tolist():
             assert not (i in static and j in static), (
@@ -101,7 +101,7 @@ def _check_stats(scene, stats):
             )
 
 
-@pytest.mark.parametrize("seed, broadphase", [(0, "auto"), (1, "sap"), (2, "tree")])
+@pytest.mark.parametrize("seed, broadphase", [(0, "auto"), (1, "sap"), (2, "brute")])
 def test_every_step_equals_brute_force(seed, broadphase):
     """200 steps of moving, turning, accelerating objects; every step's pairs and
     triangles equal the brute-force twin's, while objects are moved, sped up, added,
@@ -129,7 +129,7 @@ def test_every_step_equals_brute_force(seed, broadphase):
         if step % 37 == 5:
             scene.set_pose(int(rng.choice(ids)), _pose(rng, 2.0))
         if step % 41 == 7:
-            mover = int(rng.choice(ids[~scene._static[ids]]))
+            mover = int(rng.choice(ids[scene._t["static"][ids] == 0]))
             scene.set_velocity(
                 mover,
                 velocity=rng.normal(0, 0.8, 3),
@@ -156,11 +156,11 @@ def test_static_structure_path_equals_brute_force(monkeypatch):
         _same(result, scene.query_brute(mode="all"))
         _check_stats(scene, result.stats)
         if step == 30:
-            static = int(scene.ids[scene._static[scene.ids]][0])
+            static = int(scene.ids[scene._t["static"][scene.ids] != 0][0])
             scene.set_pose(static, np.eye(4))
 
 
-@pytest.mark.parametrize("seed, broadphase", [(3, "sap"), (4, "tree")])
+@pytest.mark.parametrize("seed, broadphase", [(3, "sap"), (4, "brute")])
 def test_many_plain_volumes_through_the_incremental_structures(seed, broadphase):
     """Above the structures' brute-force sizes (and SMALL): 300 moving spheres, boxes and
     OBBs and 40 static ones; the sort-and-sweep or tree path equals brute force."""
@@ -259,7 +259,7 @@ def test_motion_is_integrated_exactly():
         pose[:3, 3], start[:3, 3] + v * t + a * t * t / 2, atol=1e-12
     )
     np.testing.assert_allclose(pose[:3, :3], turn @ start[:3, :3], atol=1e-12)
-    np.testing.assert_allclose(scene._vel[i], v + a * t, atol=1e-13)
+    np.testing.assert_allclose(scene._t["vel"][i], v + a * t, atol=1e-13)
 
 
 def test_groups_masks_and_ignore_list():
@@ -437,7 +437,7 @@ def _snapshot(scene):
         ids.tolist(),
         [scene.pose(i).tolist() for i in ids],
         scene.time,
-        scene._vel[ids].tolist(),
+        scene._t["vel"][ids].tolist(),
         scene.query(mode="all").pairs.tolist(),
     )
 
@@ -454,7 +454,13 @@ def test_bad_input_is_rejected_and_changes_nothing():
     skew[0, 1] = 0.5
     nan = np.array([np.nan, 0.0, 0.0])
     calls = [
-        (ValueError, lambda: scene.add(mesh)),  # the same object twice
+        (ValueError, lambda: scene.set_poses([a, b], np.stack([np.eye(4), skew]))),
+        (ValueError, lambda: scene.set_poses([a, 7], np.stack([np.eye(4)] * 2))),
+        (ValueError, lambda: scene.set_poses([a, a], np.stack([np.eye(4)] * 2))),
+        (ValueError, lambda: scene.set_poses([a, b], np.stack([np.eye(4)] * 3))),
+        (TypeError, lambda: scene.set_poses([0.5], np.eye(4)[None])),
+        (ValueError, lambda: scene.set_velocities([a, b], np.zeros((3, 3)))),
+        (ValueError, lambda: scene.set_velocities([a], [[np.nan, 0, 0]])),
         (TypeError, lambda: scene.add("box")),
         (TypeError, lambda: scene.add(np.zeros((3, 3)))),
         (ValueError, lambda: scene.add(Spheres(np.zeros(3), -1.0))),

@@ -1,0 +1,234 @@
+"""The flat buffers a Scene's compiled step runs over (see :mod:`hitbox._kernels.scene`).
+
+:class:`SceneBuffers` owns them: the per-object tables (and numpy views of each field,
+which the Scene reads and writes), the trees of the scene's meshes concatenated, the
+pair memory, the control block and the output. It grows whatever the step reports too
+small and runs the step again with ``dt = 0``, which changes nothing twice.
+"""
+
+import numpy as np
+
+from hitbox._kernels import scene as _ks
+
+_EMPTY_PAIRS = np.empty((2, 0), np.intp)
+_ZERO_OFFSETS = np.zeros(1, np.intp)
+_EMPTY_PAIRS.flags.writeable = _ZERO_OFFSETS.flags.writeable = False
+
+_F_WIDTH = [int(np.prod(shape, dtype=np.int64)) for _, shape in _ks.F_FIELDS]
+_F_OFFSET = np.concatenate([[0], np.cumsum(_F_WIDTH)]).astype(int)
+assert _F_OFFSET[-1] == _ks.NF and len(_ks.I_FIELDS) == _ks.NI
+
+
+def _marker(kind):
+    """The empty array whose rank names a node kind to the step kernel."""
+    if kind == "obb":
+        return np.empty((0, 0, 0))
+    if kind == "sphere":
+        return np.empty(0)
+    return np.empty((0, 0))
+
+
+class SceneBuffers:
+    """Buffers of one Scene. ``views`` maps each field name (``"rot"``, ``"static"``,
+    ...) to a numpy view of its (cap, ...) table; views change when :meth:`grow` runs."""
+
+    def __init__(self, cap=16):
+        self.cap = 0
+        self.fbuf = np.zeros(0)
+        self.ibuf = np.zeros(0, np.int64)
+        self.views = {}
+        self.grow(cap)
+        self.kind = None
+        self.marker = _marker("obb")
+        self._trees = []  # (mesh with a tree of the scene's kind, its used vertices)
+        self._tree_of = {}  # id(mesh given) -> tree index
+        self._given = []  # meshes given, kept alive so their ids stay unique
+        self.tree_f = np.zeros(0)
+        self.tree_i = np.zeros(0, np.int64)
+        self.meta = np.zeros((0, _ks.M_COLS), np.int64)
+        self.mem_i = np.zeros((2, 0, 5), np.int64)
+        self.mem_f = np.zeros((2, 0))
+        self.ctl = np.zeros(_ks.C_LISTS + 1, np.int64)
+        self.out_i = np.zeros(0, np.int64)
+        self._size_output(16, 64, 0)
+        self._size_memory(16)
+
+    # -- per-object tables ---------------------------------------------------------------
+
+    def grow(self, cap):
+        """Tables of ``cap`` rows, the old rows kept."""
+        old, old_views = self.cap, self.views
+        fbuf = np.zeros(cap * _ks.NF)
+        ibuf = np.zeros(cap * _ks.NI, np.int64)
+        views = {}
+        for (name, shape), off, width in zip(
+            _ks.F_FIELDS, _F_OFFSET, _F_WIDTH, strict=False
+        ):
+            views[name] = fbuf[cap * off : cap * (off + width)].reshape((cap, *shape))
+        for k, name in enumerate(_ks.I_FIELDS):
+            views[name] = ibuf[cap * k : cap * (k + 1)]
+        views["group"] = views["group"].view(np.uint64)
+        views["mask"] = views["mask"].view(np.uint64)
+        views["bounds_version"][:] = -1
+        views["vol_version"][:] = -1
+        for name, view in views.items():
+            if old:
+                view[:old] = old_views[name]
+        self.fbuf, self.ibuf, self.views, self.cap = fbuf, ibuf, views, cap
+
+    # -- trees ---------------------------------------------------------------------------
+
+    def tree_for(self, mesh):
+        """Index of ``mesh``'s tree in the registry, added on first use (instances of one
+        mesh share it). The first mesh fixes the scene's node kind; a mesh of another
+        kind gets a tree of the scene's kind, built once."""
+        t = self._tree_of.get(id(mesh))
+        if t is not None:
+            return t
+        if self.kind is None:
+            self.kind = mesh.bvh.kind
+            self.marker = _marker(self.kind)
+        tree = mesh if mesh.bvh.kind == self.kind else mesh.with_tree(node=self.kind)
+        verts = np.ascontiguousarray(mesh.vertices[np.unique(mesh.faces)])
+        t = len(self._trees)
+        self._trees.append((tree, verts))
+        self._given.append(mesh)
+        self._tree_of[id(mesh)] = t
+        self._pack_trees()
+        return t
+
+    def _pack_trees(self):
+        floats, ints, meta = [], [], np.zeros((len(self._trees), _ks.M_COLS), np.int64)
+        f_at = i_at = 0
+        for t, (mesh, verts) in enumerate(self._trees):
+            bv0, bv1, bv2, first, count, tris, sbox, depth, mag = mesh._args
+            if bv0.ndim == 3:  # slab sets: the table and its x, y, z box part
+                meta[t, _ks.M_K] = bv0.shape[2]
+            parts = (
+                (_ks.M_BV0, bv0), (_ks.M_BV1, bv1), (_ks.M_BV2, bv2),
+                (_ks.M_NBOX, mesh.bvh.node_box), (_ks.M_TRIS, tris),
+                (_ks.M_SBOX, sbox), (_ks.M_VERT, verts),
+                (_ks.M_MAG, np.array([mag], dtype=np.float64)),
+            )  # fmt: skip
+            for col, arr in parts:
+                meta[t, col] = f_at
+                floats.append(np.ravel(arr))
+                f_at += arr.size
+            for col, arr in ((_ks.M_FIRST, first), (_ks.M_COUNT, count),
+                             (_ks.M_ORDER, mesh.bvh.prim_order)):  # fmt: skip
+                meta[t, col] = i_at
+                ints.append(arr.astype(np.int64))
+                i_at += arr.size
+            meta[t, _ks.M_NODES] = len(first)
+            meta[t, _ks.M_SLOTS] = len(tris)
+            meta[t, _ks.M_VERTS] = len(verts)
+            meta[t, _ks.M_DEPTH] = depth
+        # read-only, as the meshes' own arrays: the step's tree walk is then the very
+        # kernel TriangleMesh.intersect_many compiles (one entry in numba's cache)
+        self.tree_f = np.concatenate(floats).astype(np.float64)
+        self.tree_i = np.concatenate(ints)
+        self.tree_f.flags.writeable = self.tree_i.flags.writeable = False
+        self.meta = meta
+
+    # -- lists, memory, output -----------------------------------------------------------
+
+    def set_lists(self, dyn, stat, moving, order, ignore):
+        """Write the id lists into the control block (keeping its counts)."""
+        head = self.ctl[: _ks.C_LISTS].copy()
+        body = [dyn, stat, moving, order, [len(ignore)], ignore]
+        ctl = np.concatenate([head, *[np.asarray(b, np.int64) for b in body]])
+        ctl[_ks.C_N_DYN] = len(dyn)
+        ctl[_ks.C_N_STAT] = len(stat)
+        ctl[_ks.C_N_MOVING] = len(moving)
+        ctl[_ks.C_N_ORDER] = len(order)
+        self.ctl = ctl
+
+    def forget_pairs(self):
+        """Drop every pair's sleep and witness (the schedule starts afresh)."""
+        self.ctl[_ks.C_MEM_N] = 0
+
+    def _size_memory(self, cap):
+        ctl = self.ctl
+        n, cur = ctl[_ks.C_MEM_N], ctl[_ks.C_CUR]
+        mem_i = np.zeros((2, cap, 5), np.int64)
+        mem_f = np.zeros((2, cap))
+        mem_i[0, :n] = self.mem_i[cur, :n]
+        mem_f[0, :n] = self.mem_f[cur, :n]
+        self.mem_i, self.mem_f = mem_i, mem_f
+        ctl[_ks.C_CUR] = 0
+        ctl[_ks.C_MEM_CAP] = cap
+
+    def _size_output(self, pairs, tris, trace):
+        self.out_i = np.zeros(3 * pairs + 1 + 2 * tris + 6 * trace, np.int64)
+        self.ctl[_ks.C_PAIR_CAP] = pairs
+        self.ctl[_ks.C_TRI_CAP] = tris
+        self.ctl[_ks.C_TRACE_CAP] = trace
+
+    # -- the step ------------------------------------------------------------------------
+
+    def run(self, dt, now, threshold, method, all_pairs, trace):
+        """One compiled step (growing buffers and running again with dt = 0 when one is
+        short). Returns the number of touching pairs."""
+        flags = (1 if all_pairs else 0) | (2 if trace else 0)
+        while True:
+            n = _ks.step(
+                self.fbuf, self.ibuf, self.tree_f, self.tree_i, self.meta, self.marker,
+                self.mem_i, self.mem_f, self.ctl, self.out_i,
+                dt, now, threshold, method, flags,
+            )  # fmt: skip
+            if n >= 0:
+                return n
+            ctl = self.ctl
+            if ctl[_ks.C_NEED_MEM] > ctl[_ks.C_MEM_CAP]:
+                self._size_memory(2 * int(ctl[_ks.C_NEED_MEM]))
+            pairs = max(int(ctl[_ks.C_PAIR_CAP]), 2 * int(ctl[_ks.C_NEED_PAIRS]))
+            tris = max(int(ctl[_ks.C_TRI_CAP]), 2 * int(ctl[_ks.C_NEED_TRIS]))
+            trace_cap = int(ctl[_ks.C_TRACE_CAP])
+            if trace:
+                trace_cap = max(trace_cap, 2 * int(ctl[_ks.C_NEED_TRACE]))
+            self._size_output(pairs, tris, trace_cap)
+            dt = 0.0
+
+    def pairs(self, n):
+        """(2, n) touching object pairs of the last step."""
+        if n == 0:
+            return _EMPTY_PAIRS
+        cap = int(self.ctl[_ks.C_PAIR_CAP])
+        out = np.empty((2, n), np.intp)
+        out[0] = self.out_i[:n]
+        out[1] = self.out_i[cap : cap + n]
+        return out
+
+    def triangles(self, n):
+        """(triangles (2, T), offsets (n + 1,)) of the last step (mode "all")."""
+        if n == 0:
+            return _EMPTY_PAIRS, _ZERO_OFFSETS
+        cap = int(self.ctl[_ks.C_PAIR_CAP])
+        cap_t = int(self.ctl[_ks.C_TRI_CAP])
+        offsets = self.out_i[2 * cap : 2 * cap + n + 1].astype(np.intp)
+        total = int(offsets[-1])
+        base = 3 * cap + 1
+        tris = np.empty((2, total), np.intp)
+        tris[0] = self.out_i[base : base + total]
+        tris[1] = self.out_i[base + cap_t : base + cap_t + total]
+        return tris, offsets
+
+    def trace(self):
+        """The last step's near, volume and narrow pairs (it ran with ``trace``)."""
+        cap = int(self.ctl[_ks.C_PAIR_CAP])
+        cap_t = int(self.ctl[_ks.C_TRI_CAP])
+        cap_n = int(self.ctl[_ks.C_TRACE_CAP])
+        base = 3 * cap + 1 + 2 * cap_t
+        out = {}
+        for k, name in enumerate(("near", "volumes", "narrow")):
+            n = int(self.ctl[_ks.C_TRACE_NEAR + k])
+            at = base + 2 * k * cap_n
+            out[name] = np.stack(
+                [self.out_i[at : at + n], self.out_i[at + cap_n : at + cap_n + n]]
+            ).astype(np.intp)
+        return out
+
+    def counts(self):
+        """The last step's counts: verdicts (6), near, volume pairs, volume passes,
+        narrow tests, touching pairs."""
+        return self.ctl[_ks.C_COUNTS : _ks.C_HITS + 1].tolist()
