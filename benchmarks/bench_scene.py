@@ -60,7 +60,7 @@ def _scene(n, seed=0):
 
 def _one(n, steps):
     scene, meshes = _scene(n)
-    static = np.array([scene._static[i] for i in scene.ids])
+    static = scene._t["static"][scene.ids] != 0
     poses = []
     for _ in range(steps):
         scene.step(DT)

@@ -23,6 +23,8 @@ LAYERS = {
     "bvh": 5,
     "broadphase": 5,
     "mesh": 6,
+    "_scene_objects": 6,
+    "_scene_buffers": 6,
     "pipeline": 7,
     "experiment": 8,
     "demo": 9,

@@ -506,3 +506,69 @@ def test_bad_input_is_rejected_and_changes_nothing():
     scene.remove(a)
     assert scene.step(0.1).pairs.shape == (2, 0)
     scene.add(mesh)  # a removed object's shape may come back
+
+
+@pytest.mark.parametrize("node", ["obb", "aabb"])
+def test_instances_and_bulk_poses_equal_brute_force(node):
+    """One mesh added as many objects (one tree), moved by set_poses: small moves keep
+    the witnesses of mode any alive, teleports must not let them lie; every step equals
+    the brute-force twin, and set_poses equals set_pose one at a time."""
+    rng = np.random.default_rng(11)
+    vv, ff = torus_mesh(400)
+    mesh = TriangleMesh(vv, ff, node=node)
+    scene = Scene(threshold=0.5)
+    twin = Scene(threshold=0.5)
+    ids = [scene.add(mesh, _pose(rng, 1.2)) for _ in range(6)]
+    for k in ids:
+        twin.add(mesh, scene.pose(k))
+    ball = scene.add(Spheres(np.zeros(3), 0.4), _pose(rng, 1.0))
+    twin.add(Spheres(np.zeros(3), 0.4), scene.pose(ball))
+    assert len(scene._buf._trees) == 1  # the instances share one tree
+    poses = np.stack([scene.pose(k) for k in ids])
+    witnessed = 0
+    for step in range(120):
+        if step % 10 == 9:  # teleport some
+            moved = rng.choice(6, 3, replace=False)
+            poses[moved] = [_pose(rng, 1.2) for _ in moved]
+        else:  # nudge every one a little: a small turn and shift
+            for k in range(6):
+                turn = np.eye(4)
+                turn[:3, :3] = _small_rotation(rng, 0.02)
+                turn[:3, 3] = rng.normal(0, 0.01, 3)
+                poses[k] = poses[k] @ turn
+        scene.set_poses(np.array(ids), poses)
+        for k, pose in zip(ids, poses, strict=True):
+            twin.set_pose(k, pose)
+        mode = "all" if step % 5 == 4 else "any"
+        result = scene.query(mode=mode)
+        _same(result, scene.query_brute(mode=mode))
+        _same(result, twin.query(mode=mode))
+        np.testing.assert_array_equal(scene.pose(ids[0]), twin.pose(ids[0]))
+        witnessed += result.stats.colliding
+    assert witnessed > 50
+
+
+def _small_rotation(rng, angle):
+    axis = rng.normal(size=3)
+    axis /= np.linalg.norm(axis)
+    k = np.array([[0, -axis[2], axis[1]], [axis[2], 0, -axis[0]], [-axis[1], axis[0], 0]])
+    return np.eye(3) + np.sin(angle) * k + (1 - np.cos(angle)) * k @ k
+
+
+def test_set_poses_rejects_bad_input_without_moving_anything():
+    scene = Scene()
+    a = scene.add(Spheres(np.zeros(3), 1.0))
+    b = scene.add(Spheres(np.array([3.0, 0, 0]), 1.0))
+    before = scene.pose(a), scene.pose(b)
+    good = np.eye(4)
+    bad = np.eye(4)
+    bad[0, 1] = 0.5
+    with pytest.raises(ValueError, match=r"poses\[1\]"):
+        scene.set_poses([a, b], np.stack([good, bad]))
+    with pytest.raises(ValueError, match="unknown object id 5"):
+        scene.set_poses([a, 5], np.stack([good, good]))
+    with pytest.raises(ValueError, match="3 poses for 2 ids"):
+        scene.set_poses([a, b], np.stack([good] * 3))
+    np.testing.assert_array_equal(scene.pose(a), before[0])
+    np.testing.assert_array_equal(scene.pose(b), before[1])
+    scene.set_poses(np.empty(0, np.intp), np.empty((0, 4, 4)))  # empty is legal

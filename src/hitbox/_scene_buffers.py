@@ -1,7 +1,7 @@
 """The flat buffers a Scene's compiled step runs over (see :mod:`hitbox._kernels.scene`).
 
 :class:`SceneBuffers` owns them: the per-object tables (and numpy views of each field,
-which the Scene reads and writes), the trees of the scene's meshes concatenated, the
+which the Scene reads and writes), the OBB trees of the scene's meshes concatenated, the
 pair memory, the control block and the output. It grows whatever the step reports too
 small and runs the step again with ``dt = 0``, which changes nothing twice.
 """
@@ -19,15 +19,6 @@ _F_OFFSET = np.concatenate([[0], np.cumsum(_F_WIDTH)]).astype(int)
 assert _F_OFFSET[-1] == _ks.NF and len(_ks.I_FIELDS) == _ks.NI
 
 
-def _marker(kind):
-    """The empty array whose rank names a node kind to the step kernel."""
-    if kind == "obb":
-        return np.empty((0, 0, 0))
-    if kind == "sphere":
-        return np.empty(0)
-    return np.empty((0, 0))
-
-
 class SceneBuffers:
     """Buffers of one Scene. ``views`` maps each field name (``"rot"``, ``"static"``,
     ...) to a numpy view of its (cap, ...) table; views change when :meth:`grow` runs."""
@@ -38,8 +29,6 @@ class SceneBuffers:
         self.ibuf = np.zeros(0, np.int64)
         self.views = {}
         self.grow(cap)
-        self.kind = None
-        self.marker = _marker("obb")
         self._trees = []  # (mesh with a tree of the scene's kind, its used vertices)
         self._tree_of = {}  # id(mesh given) -> tree index
         self._given = []  # meshes given, kept alive so their ids stay unique
@@ -80,15 +69,12 @@ class SceneBuffers:
 
     def tree_for(self, mesh):
         """Index of ``mesh``'s tree in the registry, added on first use (instances of one
-        mesh share it). The first mesh fixes the scene's node kind; a mesh of another
-        kind gets a tree of the scene's kind, built once."""
+        mesh share it). A mesh whose tree is not an OBB tree gets one, built once: the
+        step walks OBB trees only (the fastest kind tree against tree; one kernel)."""
         t = self._tree_of.get(id(mesh))
         if t is not None:
             return t
-        if self.kind is None:
-            self.kind = mesh.bvh.kind
-            self.marker = _marker(self.kind)
-        tree = mesh if mesh.bvh.kind == self.kind else mesh.with_tree(node=self.kind)
+        tree = mesh if mesh.bvh.kind == "obb" else mesh.with_tree(node="obb")
         verts = np.ascontiguousarray(mesh.vertices[np.unique(mesh.faces)])
         t = len(self._trees)
         self._trees.append((tree, verts))
@@ -102,8 +88,6 @@ class SceneBuffers:
         f_at = i_at = 0
         for t, (mesh, verts) in enumerate(self._trees):
             bv0, bv1, bv2, first, count, tris, sbox, depth, mag = mesh._args
-            if bv0.ndim == 3:  # slab sets: the table and its x, y, z box part
-                meta[t, _ks.M_K] = bv0.shape[2]
             parts = (
                 (_ks.M_BV0, bv0), (_ks.M_BV1, bv1), (_ks.M_BV2, bv2),
                 (_ks.M_NBOX, mesh.bvh.node_box), (_ks.M_TRIS, tris),
@@ -123,8 +107,8 @@ class SceneBuffers:
             meta[t, _ks.M_SLOTS] = len(tris)
             meta[t, _ks.M_VERTS] = len(verts)
             meta[t, _ks.M_DEPTH] = depth
-        # read-only, as the meshes' own arrays: the step's tree walk is then the very
-        # kernel TriangleMesh.intersect_many compiles (one entry in numba's cache)
+        # read-only, as the meshes' own arrays: the step's tree walk then types as the
+        # very kernel TriangleMesh.intersect_many runs, compiled once per process
         self.tree_f = np.concatenate(floats).astype(np.float64)
         self.tree_i = np.concatenate(ints)
         self.tree_f.flags.writeable = self.tree_i.flags.writeable = False
@@ -172,7 +156,7 @@ class SceneBuffers:
         flags = (1 if all_pairs else 0) | (2 if trace else 0)
         while True:
             n = _ks.step(
-                self.fbuf, self.ibuf, self.tree_f, self.tree_i, self.meta, self.marker,
+                self.fbuf, self.ibuf, self.tree_f, self.tree_i, self.meta,
                 self.mem_i, self.mem_f, self.ctl, self.out_i,
                 dt, now, threshold, method, flags,
             )  # fmt: skip

@@ -180,3 +180,92 @@ def model_box(obj):
         return np.stack([obj.center - obj.radius, obj.center + obj.radius])
     ext = np.abs(obj.rot) @ obj.half
     return np.stack([obj.center - ext, obj.center + ext])
+
+
+# -- 2D scenes: discs, boxes and oriented rectangles, lifted into the plane z = 0 -------
+
+
+def lift_pose2(pose, name="pose"):
+    """A rigid (3, 3) homogeneous 2D pose as a (4, 4) pose turning about z."""
+    linear, trans = v.as_transform(pose, name, dim=2, rigid=True)
+    out = np.eye(4)
+    out[:2, :2] = linear
+    out[:2, 3] = trans
+    return out
+
+
+def lift_poses2(poses, name="poses"):
+    """(K, 3, 3) rigid 2D poses as (K, 4, 4)."""
+    arr = np.asarray(poses)
+    if arr.ndim != 3 or arr.shape[1:] != (3, 3):
+        raise ValueError(
+            f"{name} must have shape (K, 3, 3) in a 2D scene, got {arr.shape}"
+        )
+    out = np.tile(np.eye(4), (len(arr), 1, 1))
+    for k in range(len(arr)):
+        out[k] = lift_pose2(arr[k], f"{name}[{k}]")
+    return out
+
+
+def lower_pose2(rot, trans):
+    """The (3, 3) 2D pose of a lifted object."""
+    out = np.eye(3)
+    out[:2, :2] = rot[:2, :2]
+    out[:2, 2] = trans[:2]
+    return out
+
+
+def lift_vector2(value, name):
+    """A 2D vector (or None) as a 3D one with z = 0."""
+    if value is None:
+        return None
+    arr = v.as_float(value, name, finite=True)
+    if arr.shape != (2,):
+        raise ValueError(f"{name} must have shape (2,) in a 2D scene, got {arr.shape}")
+    return np.append(arr, 0.0)
+
+
+def lift_spin2(value, name="angular_velocity"):
+    """A 2D angular velocity (a scalar, rad/s counter-clockwise; or None) as (0, 0, w)."""
+    if value is None:
+        return None
+    return np.array([0.0, 0.0, check_real(value, name)])
+
+
+def lift_shape2(shape):
+    """A disc (Spheres of one 2D centre), a (2, 2) box or an oriented rectangle (OBBs of
+    one 2D centre, half extents and 2x2 rotation) as the 3D shape whose cut by z = 0 it
+    is: tests between such shapes equal the 2D tests."""
+    if isinstance(shape, TriangleMesh):
+        raise TypeError(
+            "a 2D scene holds discs, boxes and oriented rectangles, not meshes"
+        )
+    if isinstance(shape, Spheres):
+        center = v.as_float(shape.center, "shape.center", finite=True).reshape(-1)
+        if center.shape != (2,):
+            raise ValueError(
+                f"a disc's centre must have 2 coordinates, got {center.shape}"
+            )
+        return Spheres(np.append(center, 0.0), shape.radius)
+    if isinstance(shape, OBBs):
+        center = v.as_float(shape.center, "shape.center", finite=True).reshape(-1)
+        half = v.as_float(shape.half, "shape.half", finite=True).reshape(-1)
+        rot = v.as_float(shape.rot, "shape.rot", finite=True).reshape(-1)
+        if center.shape != (2,) or half.shape != (2,) or rot.shape != (4,):
+            raise ValueError(
+                "an oriented rectangle needs a 2D centre, 2 half extents and a 2x2 rotation"
+            )
+        lifted = np.eye(3)
+        lifted[:2, :2] = rot.reshape(2, 2)
+        return OBBs(
+            np.append(center, 0.0)[None], np.append(half, 0.0)[None], lifted[None]
+        )
+    if isinstance(shape, tuple) and hasattr(shape, "_fields"):
+        raise TypeError(f"unsupported shape type {type(shape).__name__}")
+    box = v.as_float(shape, "shape", finite=True)
+    if box.shape != (2, 2):
+        raise TypeError(
+            "shape must be one Spheres (disc), one OBBs (oriented rectangle) or a (2, 2) "
+            f"box in a 2D scene, got an array of shape {box.shape}"
+        )
+    return np.concatenate([box, np.zeros((2, 1))], axis=1)

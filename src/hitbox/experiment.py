@@ -16,8 +16,9 @@ Methods, each asked for the contacts at every step:
 - ``OBB only`` (the paper's baseline): OBB trees, tree against tree at every step.
 - ``sphere cull, then OBB`` (the paper's method): the two bounding spheres first; the OBB
   tree query only if they overlap.
-- ``hitbox best``: a :class:`~hitbox.pipeline.Scene` (pretreatment and scheduling, mixed
-  per-object volumes), on trees of the node kind measured fastest here.
+- ``hitbox Scene``: hitbox's method, a :class:`~hitbox.pipeline.Scene` stepped in one
+  compiled call per step (pretreatment and scheduling, mixed per-object volumes, the
+  narrow phase with its witness pairs), on trees of the node kind measured fastest here.
 - ``hitbox, whole trajectory in one call``: the trajectory is known, as a motion planner's
   is: one vectorised sphere cull over all steps, then every surviving pose in one
   :meth:`~hitbox.mesh.TriangleMesh.intersect_many` call.
@@ -62,7 +63,7 @@ SCENES = {"scene 1 (5k + 5k)": (5_000, 5_000), "scene 2 (5k + 20k)": (5_000, 20_
 METHODS = (
     "OBB only",
     "sphere cull, then OBB",
-    "hitbox best",
+    "hitbox Scene",
     "hitbox, whole trajectory in one call",
 )
 MODES = ("all", "any")
@@ -256,8 +257,8 @@ def _compare(obb_meshes, best_meshes, poses, mode, repeats):
             best_b,
             steps,
             mode,
-            times["hitbox best"][r],
-            found["hitbox best"],
+            times["hitbox Scene"][r],
+            found["hitbox Scene"],
             stats,
         )
         _batched(
@@ -333,7 +334,7 @@ def _summarise(scene_name, mode, node, rows):
                 "scene": scene_name,
                 "mode": mode,
                 "method": m,
-                "node": node if m == "hitbox best" else "obb",
+                "node": node if m == "hitbox Scene" else "obb",
                 "mean_us": 1e6 * float(t.mean()),
                 "total_ms": 1e3 * float(t.sum()),
                 "speedup_vs_obb_only": float(base / t.mean()),

@@ -33,9 +33,9 @@ once, with ``i < j`` (A-B, never again B-A). A step is one compiled call
    mesh-plain by the mesh's tree and an exact triangle-sphere or triangle-box test;
    plain-plain by the exact cross-kind test.
 
-Every mesh's tree is of the scene's one node kind (the first mesh's; a mesh with a tree
-of another kind gets one of the scene's kind, built once). One mesh added many times is
-one tree shared by its instances.
+The narrow phase walks OBB trees, the fastest kind tree against tree: a mesh given a tree
+of another kind gets an OBB tree too, built once (so the step is one compiled kernel).
+One mesh added many times is one tree shared by its instances.
 
 Touching counts (closed tests throughout). A mesh is its surface: a mesh collides with
 another object only where its triangles meet it; a plain volume is solid. Every stage is

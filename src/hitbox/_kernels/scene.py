@@ -2,14 +2,14 @@
 pretreatment and sleep schedule, per-object volumes and the narrow phase, in one call.
 
 The scene's state lives in a few flat buffers, so a step costs one Python-to-numba call
-with ten array arguments (each argument costs numba about 0.07 µs to unbox):
+with nine array arguments (each argument costs numba about 0.07 µs to unbox):
 
 - ``fbuf``: the per-object float tables, field after field (``F_FIELDS``), each a
   C-contiguous block of ``cap`` rows; ``ibuf`` the int tables (``I_FIELDS``).
 - ``tree_f``, ``tree_i``, ``tree_meta``: every mesh's tree (of the scene's one node kind)
   and model vertices, concatenated; row t of ``tree_meta`` holds tree t's sizes and
-  offsets (``M_*``). ``marker`` is an empty array whose rank names the node kind (1:
-  sphere, 2: slab sets, 3: OBB), so the traversal compiles once per kind.
+  offsets (``M_*``). Every tree is an OBB tree (the fastest kind tree against tree), so
+  the step compiles once, whatever trees the meshes were given.
 - ``mem_i``, ``mem_f``: what a pair carries from one step to the next, double-buffered
   and sorted by pair key ``i << 32 | j``: its sleep (wake-up time, the two objects'
   epochs) and its witness (the triangle pair that crossed last step).
@@ -25,7 +25,6 @@ from collections import namedtuple
 
 import numpy as np
 from numba import njit
-from numba.extending import overload
 
 from hitbox._kernels.bv import _AXES, overlap
 from hitbox._kernels.collide import _pose, stack_rows
@@ -102,7 +101,7 @@ VSC, VSR, VOC, VOH, VOR, NF = 128, 131, 132, 135, 138, 147
 STATIC, IS_MESH, VKIND, GROUP, MASK, EPOCH, VERSION, BVER, VOLVER, TREE, NI = range(11)
 
 #: Columns of ``tree_meta``: sizes, then offsets into tree_f (F) and tree_i (I).
-M_NODES, M_SLOTS, M_VERTS, M_DEPTH, M_K = 0, 1, 2, 3, 4
+M_NODES, M_SLOTS, M_VERTS, M_DEPTH = 0, 1, 2, 3
 M_BV0, M_BV1, M_BV2, M_NBOX, M_TRIS, M_SBOX, M_VERT, M_MAG = 5, 6, 7, 8, 9, 10, 11, 12
 M_FIRST, M_COUNT, M_ORDER, M_COLS = 13, 14, 15, 16
 
@@ -149,41 +148,16 @@ def _i1(ib, cap, off):
     return ib[cap * off : cap * (off + 1)]
 
 
-def tree_parts(marker, tf, meta, t):
-    """Tree t's node table as collide.node_parts gives it (three arrays)."""
-
-
-@overload(tree_parts, inline="always")
-def _tree_parts_typed(marker, tf, meta, t):
-    if marker.ndim == 3:  # OBB nodes: centre, half, rot
-
-        def obb_parts(marker, tf, meta, t):
-            m = meta[t, M_NODES]
-            a, b, c = meta[t, M_BV0], meta[t, M_BV1], meta[t, M_BV2]
-            return (
-                tf[a : a + 3 * m].reshape((m, 3)),
-                tf[b : b + 3 * m].reshape((m, 3)),
-                tf[c : c + 9 * m].reshape((m, 3, 3)),
-            )
-
-        return obb_parts
-    if marker.ndim == 1:  # sphere nodes: centre, radius
-
-        def sphere_parts(marker, tf, meta, t):
-            m = meta[t, M_NODES]
-            a, b = meta[t, M_BV0], meta[t, M_BV1]
-            return tf[a : a + 3 * m].reshape((m, 3)), tf[b : b + m], tf[0:0]
-
-        return sphere_parts
-
-    def slab_parts(marker, tf, meta, t):  # slab sets and their x, y, z box part
-        m = meta[t, M_NODES]
-        k = meta[t, M_K]
-        a, b = meta[t, M_BV0], meta[t, M_BV1]
-        box = tf[b : b + 6 * m].reshape((m, 2, 3))
-        return tf[a : a + 2 * k * m].reshape((m, 2, k)), box, tf[0:0]
-
-    return slab_parts
+@njit(inline="always")
+def _obb_parts(tf, meta, t):
+    """Tree t's OBB node table as collide.node_parts gives it: centre, half, rot."""
+    m = meta[t, M_NODES]
+    a, b, c = meta[t, M_BV0], meta[t, M_BV1], meta[t, M_BV2]
+    return (
+        tf[a : a + 3 * m].reshape((m, 3)),
+        tf[b : b + 3 * m].reshape((m, 3)),
+        tf[c : c + 9 * m].reshape((m, 3, 3)),
+    )
 
 
 @njit(inline="always")
@@ -568,9 +542,7 @@ def _triangle_in_box(tris, s, center, half, rot):
 
 
 @njit(cache=True, nogil=True)
-def _mesh_mesh(
-    i, j, marker, fb, cap, ib, tf, ti, meta, first_only, wit, rel_r, rel_t, buf
-):
+def _mesh_mesh(i, j, fb, cap, ib, tf, ti, meta, first_only, wit, rel_r, rel_t, buf):
     """Mesh i against mesh j: (n crossing slot pairs in buf[:, :n], buf). With
     ``first_only``, the witness slot pair ``wit`` (from the last step) is tested
     first and settles the pair when it still crosses."""
@@ -590,10 +562,10 @@ def _mesh_mesh(
             buf[0, 0] = wit[0]
             buf[1, 0] = wit[1]
             return 1, buf
-    a0, a1, a2 = tree_parts(marker, tf, meta, ta)
-    b0, b1, b2 = tree_parts(marker, tf, meta, tb)
-    # the same compiled walk as TriangleMesh.intersect_many's (read-only views of the
-    # registry type as the meshes' own arrays, so numba's cache serves both)
+    a0, a1, a2 = _obb_parts(tf, meta, ta)
+    b0, b1, b2 = _obb_parts(tf, meta, tb)
+    # the walk TriangleMesh.intersect_many runs (read-only views of the registry type
+    # as the meshes' own arrays)
     out, n = _pose(
         a0, a1, a2, a_first, a_count, a_tris, a_sbox, tf[meta[ta, M_MAG]],
         b0, b1, b2, b_first, b_count, b_tris, b_sbox, tf[meta[tb, M_MAG]],
@@ -619,7 +591,7 @@ def _trace_pair(out_i, ctl, base, slot, i, j):
 
 @njit(cache=True, nogil=True)
 def step(
-    fb, ib, tf, ti, meta, marker, mem_i, mem_f, ctl, out_i,
+    fb, ib, tf, ti, meta, mem_i, mem_f, ctl, out_i,
     dt, now, threshold, method, flags,
 ):  # fmt: skip
     """Advance the moving objects by ``dt`` and find every touching pair (see the
@@ -749,7 +721,7 @@ def step(
                     wit[0] = mem_i[cur, s, 3]
                     wit[1] = mem_i[cur, s, 4]
             m, buf = _mesh_mesh(
-                i, j, marker, fb, cap, ib, tf, ti, meta, first_only, wit, rel_r,
+                i, j, fb, cap, ib, tf, ti, meta, first_only, wit, rel_r,
                 rel_t, buf,
             )  # fmt: skip
             if m > 0 and first_only:

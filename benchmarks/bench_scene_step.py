@@ -1,0 +1,333 @@
+"""The compiled Scene step against its baselines (issue: the pipeline must pay).
+
+    python -m benchmarks.run scene_step [--quick]
+
+1. ``two tori``: seed 003's scene as a new user writes it: two tori of 5,000 triangles,
+   B moving (0.5, 0, 0) and turning (0, 1, 0.3) from (-5, 0.2, 0.1), 200 steps of 0.05.
+   ``OBB only`` calls ``A.intersect(B, pose)`` at every step (poses recorded from the
+   Scene beforehand); ``Scene.step`` integrates the motion itself. Modes any and all;
+   contacts checked equal at every step.
+2. ``quiet step``: two objects far apart, every pair asleep or far: one step's time
+   against an empty Python function call and a one-array numba call.
+3. ``60 tori``: 60 tori of 2,000 triangles spinning in a box, poses set by hand every
+   step (``set_poses`` + ``query``) or integrated by the Scene (``step``), against
+   python-fcl's ``DynamicAABBTreeCollisionManager`` with a collecting callback (what
+   trimesh's ``CollisionManager`` does) and Coal's with its C++ collecting callback.
+
+Every timing is a minimum over interleaved repeats, in one process.
+"""
+
+import time
+
+import numpy as np
+from numba import njit
+
+from hitbox._torus import torus_mesh
+from hitbox.mesh import TriangleMesh
+from hitbox.pipeline import Scene
+
+DT = 0.05
+
+
+def run(quick=False):
+    rows = _two_tori(100 if quick else 200, 2 if quick else 5)
+    rows += _quiet(2_000 if quick else 20_000)
+    rows += _many(60, 10 if quick else 30, 2 if quick else 3)
+    return rows
+
+
+# -- 1. the seed's two tori ---------------------------------------------------------------
+
+
+def _tori_scene(mesh_a, mesh_b):
+    scene = Scene()
+    scene.add(mesh_a, static=True)
+    pose = np.eye(4)
+    pose[:3, 3] = (-5.0, 0.2, 0.1)
+    b = scene.add(mesh_b, pose, velocity=(0.5, 0, 0), angular_velocity=(0, 1, 0.3))
+    return scene, b
+
+
+def _two_tori(steps, repeats):
+    a = TriangleMesh(*torus_mesh(5_000))
+    b = TriangleMesh(*torus_mesh(5_000))
+    scene, ib = _tori_scene(a, b)
+    poses = []
+    for _ in range(steps):
+        scene.step(DT)
+        poses.append(scene.pose(ib))
+    rows = []
+    for mode in ("any", "all"):
+        best = {"OBB only": np.inf, "Scene.step": np.inf}
+        touching = 0
+        for _ in range(repeats):
+            start = time.perf_counter()
+            ref = [a.intersect(b, p, mode=mode) for p in poses]
+            best["OBB only"] = min(best["OBB only"], time.perf_counter() - start)
+            fresh, _ = _tori_scene(a, b)
+            fresh.step(0.0)  # the scene's first query is outside the trajectory
+            start = time.perf_counter()
+            got = [fresh.step(DT, mode=mode) for _ in range(steps)]
+            best["Scene.step"] = min(best["Scene.step"], time.perf_counter() - start)
+            same = all(_same(r, g, mode) for r, g in zip(ref, got, strict=True))
+            assert same, "the Scene and OBB only disagree"
+            touching = sum(g.pairs.shape[1] for g in got)
+        base = best["OBB only"]
+        for method, t in best.items():
+            rows.append(
+                {
+                    "bench": "two tori 5k/5k",
+                    "mode": mode,
+                    "method": method,
+                    "us_per_step": 1e6 * t / steps,
+                    "speedup_vs_obb_only": base / t,
+                    "steps": steps,
+                    "touching_steps": touching,
+                }
+            )
+    return rows
+
+
+def _same(ref, result, mode):
+    if mode == "any":
+        return bool(ref) == (result.pairs.shape[1] == 1)
+    if not ref.shape[1]:
+        return result.pairs.shape[1] == 0
+    return np.array_equal(ref, result.triangles)
+
+
+# -- 2. a quiet step ----------------------------------------------------------------------
+
+
+@njit(cache=True)
+def _one_array(x):
+    return x[0]
+
+
+def _nothing(dt):
+    return dt
+
+
+def _quiet(calls):
+    scene = Scene()
+    mesh = TriangleMesh(*torus_mesh(2_000))
+    scene.add(mesh, static=True)
+    pose = np.eye(4)
+    pose[0, 3] = 3.5  # 1.3 apart: near enough to be scheduled, not touching
+    scene.add(mesh, pose, velocity=(1e-6, 0, 0))
+    scene.step(DT)
+    arr = np.zeros(4)
+    _one_array(arr)
+    best = {"Scene.step (all asleep)": np.inf, "empty Python call": np.inf,
+            "numba call, one array": np.inf}  # fmt: skip
+    for _ in range(5):
+        start = time.perf_counter()
+        for _ in range(calls):
+            scene.step(DT)
+        best["Scene.step (all asleep)"] = min(
+            best["Scene.step (all asleep)"], time.perf_counter() - start
+        )
+        start = time.perf_counter()
+        for _ in range(calls):
+            _nothing(DT)
+        best["empty Python call"] = min(
+            best["empty Python call"], time.perf_counter() - start
+        )
+        start = time.perf_counter()
+        for _ in range(calls):
+            _one_array(arr)
+        best["numba call, one array"] = min(
+            best["numba call, one array"], time.perf_counter() - start
+        )
+    stats = scene.step(DT).stats
+    assert stats.skipped_scheduled == 1 and stats.narrow_tested == 0
+    return [
+        {"bench": "quiet step, 2 objects", "method": m, "us_per_step": 1e6 * t / calls}
+        for m, t in best.items()
+    ]
+
+
+# -- 3. many tori --------------------------------------------------------------------------
+
+
+def _many_poses(n, steps, seed=0):
+    """Every object's pose at each step: (steps + 1, n, 4, 4), and the static flags."""
+    rng = np.random.default_rng(seed)
+    side = 2.2 * np.cbrt(n) * 1.8
+    start = np.tile(np.eye(4), (n, 1, 1))
+    for k in range(n):
+        q, _ = np.linalg.qr(rng.normal(size=(3, 3)))
+        start[k, :3, :3] = q * np.sign(np.linalg.det(q))
+        start[k, :3, 3] = rng.uniform(0, side, 3)
+    static = np.arange(n) % 4 == 0
+    vel = np.where(static[:, None], 0.0, rng.normal(0, 0.5, (n, 3)))
+    omega = np.where(static[:, None], 0.0, rng.normal(0, 1.0, (n, 3)))
+    return start, static, vel, omega
+
+
+def _build_many(mesh, start, static, vel, omega, moving):
+    scene = Scene()
+    for k in range(len(start)):
+        extra = {} if not moving or static[k] else {"velocity": vel[k],
+                                                     "angular_velocity": omega[k]}  # fmt: skip
+        scene.add(mesh, start[k], static=bool(static[k]), **extra)
+    return scene
+
+
+def _many(n, steps, repeats):
+    mesh = TriangleMesh(*torus_mesh(2_000))
+    start, static, vel, omega = _many_poses(n, steps)
+    recorder = _build_many(mesh, start, static, vel, omega, moving=True)
+    frames = []
+    for _ in range(steps):
+        recorder.step(DT)
+        frames.append(np.stack([recorder.pose(i) for i in range(n)]))
+    ids = np.arange(n)
+    dyn = ids[~static]
+    peers = {}
+    try:
+        peers["python-fcl DynamicAABBTree, Python callback"] = _Fcl(mesh, start)
+    except ImportError:
+        pass
+    try:
+        peers["coal DynamicAABBTree, C++ collect"] = _Coal(mesh, start)
+    except ImportError:
+        pass
+    best = {"Scene.set_poses + query": np.inf, "Scene.step (velocities)": np.inf}
+    best.update({name: np.inf for name in peers})
+    agree = {name: True for name in peers}
+    for _ in range(repeats):
+        scene = _build_many(mesh, start, static, vel, omega, moving=False)
+        scene.query()
+        t0 = time.perf_counter()
+        mine = []
+        for frame in frames:
+            scene.set_poses(dyn, frame[dyn])
+            mine.append(scene.query().pairs)
+        best["Scene.set_poses + query"] = min(
+            best["Scene.set_poses + query"], time.perf_counter() - t0
+        )
+        moving = _build_many(mesh, start, static, vel, omega, moving=True)
+        moving.query()
+        t0 = time.perf_counter()
+        integrated = [moving.step(DT).pairs for _ in frames]
+        best["Scene.step (velocities)"] = min(
+            best["Scene.step (velocities)"], time.perf_counter() - t0
+        )
+        assert all(np.array_equal(a, b) for a, b in zip(mine, integrated, strict=True))
+        for name, peer in peers.items():
+            peer.reset(start)
+            t0 = time.perf_counter()
+            got = [peer.step(frame, dyn) for frame in frames]
+            best[name] = min(best[name], time.perf_counter() - t0)
+            if hasattr(peer, "pairs"):
+                got = [peer.pairs(g) for g in got]
+            agree[name] = all(
+                g == set(map(tuple, m.T.tolist())) for g, m in zip(got, mine, strict=True)
+            )
+    touching = sum(m.shape[1] for m in mine)
+    rows = []
+    for method, t in best.items():
+        row = {"bench": f"{n} tori 2k", "method": method,
+               "ms_per_step": 1e3 * t / steps, "touching_pairs": touching}  # fmt: skip
+        if method in peers:
+            row["same_pairs"] = agree[method]
+        for peer in peers:
+            row[f"speedup_vs_{peer.split()[0]}"] = best[peer] / t
+        rows.append(row)
+    return rows
+
+
+class _Fcl:
+    """python-fcl's dynamic tree manager, every pair's test through a Python callback
+    collecting the touching pairs (trimesh's CollisionManager.in_collision_internal)."""
+
+    def __init__(self, mesh, start):
+        import fcl
+
+        self.fcl = fcl
+        model = fcl.BVHModel()
+        model.beginModel(len(mesh.vertices), len(mesh.faces))
+        model.addSubModel(mesh.vertices, mesh.faces)
+        model.endModel()
+        self.objects = [fcl.CollisionObject(model, fcl.Transform()) for _ in start]
+        self.index = {id(o): k for k, o in enumerate(self.objects)}
+        self.manager = fcl.DynamicAABBTreeCollisionManager()
+        self.reset(start)
+        self.manager.registerObjects(self.objects)
+        self.manager.setup()
+
+    def reset(self, poses):
+        for obj, pose in zip(self.objects, poses, strict=True):
+            obj.setTransform(self.fcl.Transform(pose[:3, :3], pose[:3, 3]))
+
+    def step(self, frame, dyn):
+        fcl = self.fcl
+        for k in dyn.tolist():
+            self.objects[k].setTransform(fcl.Transform(frame[k, :3, :3], frame[k, :3, 3]))
+        self.manager.update()
+        found = set()
+        index = self.index
+
+        def collect(o1, o2, data):
+            result = fcl.CollisionResult()
+            if fcl.collide(o1, o2, fcl.CollisionRequest(), result):
+                a, b = index[id(o1)], index[id(o2)]
+                found.add((min(a, b), max(a, b)))
+            return False
+
+        self.manager.collide(None, collect)
+        return found
+
+
+class _Coal:
+    """Coal's dynamic tree manager with its C++ collecting callback (OBB-RSS meshes)."""
+
+    def __init__(self, mesh, start):
+        import coal
+
+        self.coal = coal
+        model = coal.BVHModelOBBRSS()
+        model.beginModel(len(mesh.faces), len(mesh.vertices))
+        model.addVertices(np.asarray(mesh.vertices, dtype=np.float64))
+        model.addTriangles(np.asarray(mesh.faces, dtype=np.int32))
+        model.endModel()
+        self.objects = [coal.CollisionObject(model, coal.Transform3s()) for _ in start]
+        self.manager = coal.DynamicAABBTreeCollisionManager()
+        self.reset(start)
+        for obj in self.objects:
+            self.manager.registerObject(obj)
+        self.manager.setup()
+
+    def reset(self, poses):
+        for obj, pose in zip(self.objects, poses, strict=True):
+            obj.setTransform(self.coal.Transform3s(pose[:3, :3], pose[:3, 3]))
+
+    def step(self, frame, dyn):
+        coal = self.coal
+        for k in dyn.tolist():
+            self.objects[k].setTransform(coal.Transform3s(frame[k, :3, :3], frame[k, :3, 3]))
+        self.manager.update()
+        callback = coal.CollisionCallBackCollect(len(self.objects) ** 2)
+        self.manager.collide(callback)
+        return callback
+
+    def pairs(self, callback):
+        """The touching pairs a step's callback collected (untimed: n^2 lookups)."""
+        objs = self.objects
+        return {
+            (a, b)
+            for a in range(len(objs))
+            for b in range(a + 1, len(objs))
+            if callback.exist(objs[a], objs[b])
+        }
+
+
+if __name__ == "__main__":
+    import sys
+
+    from benchmarks.run import print_table, write_csv
+
+    result = run(quick="--quick" in sys.argv[1:])
+    print_table("scene_step", result)
+    print("wrote", write_csv("scene_step", result))
