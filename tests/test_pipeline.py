@@ -514,7 +514,7 @@ def test_instances_and_bulk_poses_equal_brute_force(node):
     the witnesses of mode any alive, teleports must not let them lie; every step equals
     the brute-force twin, and set_poses equals set_pose one at a time."""
     rng = np.random.default_rng(11)
-    vv, ff = torus_mesh(400)
+    vv, ff = torus_mesh(120)
     mesh = TriangleMesh(vv, ff, node=node)
     scene = Scene(threshold=0.5)
     twin = Scene(threshold=0.5)
@@ -526,7 +526,7 @@ def test_instances_and_bulk_poses_equal_brute_force(node):
     assert len(scene._buf._trees) == 1  # the instances share one tree
     poses = np.stack([scene.pose(k) for k in ids])
     witnessed = 0
-    for step in range(120):
+    for step in range(80):
         if step % 10 == 9:  # teleport some
             moved = rng.choice(6, 3, replace=False)
             poses[moved] = [_pose(rng, 1.2) for _ in moved]
@@ -545,7 +545,7 @@ def test_instances_and_bulk_poses_equal_brute_force(node):
         _same(result, twin.query(mode=mode))
         np.testing.assert_array_equal(scene.pose(ids[0]), twin.pose(ids[0]))
         witnessed += result.stats.colliding
-    assert witnessed > 50
+    assert witnessed > 30
 
 
 def _small_rotation(rng, angle):

@@ -143,17 +143,17 @@ class SceneBuffers:
         ctl[_ks.C_MEM_CAP] = cap
 
     def _size_output(self, pairs, tris, trace):
-        self.out_i = np.zeros(3 * pairs + 1 + 2 * tris + 6 * trace, np.int64)
+        self.out_i = np.zeros(4 * pairs + 1 + 2 * tris + 6 * trace, np.int64)
         self.ctl[_ks.C_PAIR_CAP] = pairs
         self.ctl[_ks.C_TRI_CAP] = tris
         self.ctl[_ks.C_TRACE_CAP] = trace
 
     # -- the step ------------------------------------------------------------------------
 
-    def run(self, dt, now, threshold, method, all_pairs, trace):
+    def run(self, dt, now, threshold, method, all_pairs, trace, continuous=False):
         """One compiled step (growing buffers and running again with dt = 0 when one is
         short). Returns the number of touching pairs."""
-        flags = (1 if all_pairs else 0) | (2 if trace else 0)
+        flags = (1 if all_pairs else 0) | (2 if trace else 0) | (4 if continuous else 0)
         while True:
             n = _ks.step(
                 self.fbuf, self.ibuf, self.tree_f, self.tree_i, self.meta,
@@ -191,18 +191,23 @@ class SceneBuffers:
         cap_t = int(self.ctl[_ks.C_TRI_CAP])
         offsets = self.out_i[2 * cap : 2 * cap + n + 1].astype(np.intp)
         total = int(offsets[-1])
-        base = 3 * cap + 1
+        base = 4 * cap + 1
         tris = np.empty((2, total), np.intp)
         tris[0] = self.out_i[base : base + total]
         tris[1] = self.out_i[base + cap_t : base + cap_t + total]
         return tris, offsets
+
+    def contact_times(self, n):
+        """(n,) first contact times (seconds into the last step) of its pairs."""
+        cap = int(self.ctl[_ks.C_PAIR_CAP])
+        return self.out_i[3 * cap + 1 : 3 * cap + 1 + n].view(np.float64).copy()
 
     def trace(self):
         """The last step's near, volume and narrow pairs (it ran with ``trace``)."""
         cap = int(self.ctl[_ks.C_PAIR_CAP])
         cap_t = int(self.ctl[_ks.C_TRI_CAP])
         cap_n = int(self.ctl[_ks.C_TRACE_CAP])
-        base = 3 * cap + 1 + 2 * cap_t
+        base = 4 * cap + 1 + 2 * cap_t
         out = {}
         for k, name in enumerate(("near", "volumes", "narrow")):
             n = int(self.ctl[_ks.C_TRACE_NEAR + k])

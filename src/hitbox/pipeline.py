@@ -63,6 +63,12 @@ from hitbox._scene_objects import (
     check_motion,
     check_pose,
     check_real,
+    lift_pose2,
+    lift_poses2,
+    lift_shape2,
+    lift_spin2,
+    lift_vector2,
+    lower_pose2,
     make_object,
     model_box,
 )
@@ -144,9 +150,12 @@ class StepResult:
         Start of each pair's columns in ``triangles``; all 0 with ``mode="any"``.
     stats : StepStats
         Built when first read (a quiet step should cost about one function call).
+    toi : (n,) float or None
+        With ``step(..., continuous=True)``: each pair's first contact time within the
+        step, in seconds from its start. None otherwise.
     """
 
-    __slots__ = ("pairs", "triangles", "offsets", "_facts", "_stats")
+    __slots__ = ("pairs", "triangles", "offsets", "toi", "_facts", "_stats")
 
     def __init__(self, pairs, triangles, offsets, facts):
         self.pairs = pairs
@@ -154,6 +163,7 @@ class StepResult:
         self.offsets = offsets
         self._facts = facts
         self._stats = None
+        self.toi = None
 
     @property
     def stats(self):
@@ -209,10 +219,20 @@ class Scene:
         ``"near"`` (reported by the sweep, then pretreated), ``"volumes"``, ``"narrow"``
         (for tests: no static-static pair ever enters one).
 
+    dim : {2, 3}
+        2: a planar scene of discs (``Spheres`` of one 2D centre), boxes ``(2, 2)`` and
+        oriented rectangles (``OBBs`` of one 2D centre, 2 half extents and a 2x2
+        rotation); poses are rigid ``(3, 3)``, velocities and accelerations ``(2,)``,
+        angular velocities scalars (rad/s, counter-clockwise). Each shape is the cut by
+        the plane z = 0 of a 3D one moving in that plane, which the 3D step tests.
+
     Object ids are ints handed out from 0 up and never reused.
     """
 
-    def __init__(self, *, threshold=None, broadphase="auto", trace=False):
+    def __init__(self, *, threshold=None, broadphase="auto", trace=False, dim=3):
+        if isinstance(dim, bool) or dim not in (2, 3):
+            raise ValueError(f"dim must be 2 or 3, got {dim!r}")
+        self.dim = int(dim)
         if threshold is not None:
             threshold = check_real(threshold, "threshold")
             if not (math.isfinite(threshold) and threshold >= 0.0):
@@ -239,9 +259,9 @@ class Scene:
         pose=None,
         *,
         static=False,
-        velocity=(0.0, 0.0, 0.0),
-        angular_velocity=(0.0, 0.0, 0.0),
-        acceleration=(0.0, 0.0, 0.0),
+        velocity=None,
+        angular_velocity=None,
+        acceleration=None,
         angular_acceleration=0.0,
         group=1,
         mask=ALL_BITS,
@@ -274,6 +294,12 @@ class Scene:
             rotating=<angular velocity non-zero>)``. Plain volumes are their own volume.
         name : str, optional
         """
+        if self.dim == 2:
+            shape = lift_shape2(shape)
+            pose = None if pose is None else lift_pose2(pose)
+            velocity = lift_vector2(velocity, "velocity")
+            angular_velocity = lift_spin2(angular_velocity)
+            acceleration = lift_vector2(acceleration, "acceleration")
         obj, data = self._make(
             shape, pose, static, velocity, angular_velocity, acceleration,
             angular_acceleration, group, mask, volume, name,
@@ -308,7 +334,7 @@ class Scene:
     def set_pose(self, id, pose):
         """Move an object by hand (static objects too); wakes every pair it is in."""
         i = self._check_id(id)
-        rot, trans = check_pose(pose)
+        rot, trans = check_pose(lift_pose2(pose) if self.dim == 2 else pose)
         t = self._t
         t["rot"][i], t["trans"][i] = rot, trans
         t["version"][i] += 1
@@ -319,6 +345,8 @@ class Scene:
         and ``poses (K, 4, 4)`` rigid poses (rotations snapped as :meth:`add` does).
         Wakes every pair of each. Nothing moves unless every id and pose is valid."""
         idx = self._check_ids(ids)
+        if self.dim == 2:
+            poses = lift_poses2(poses)
         linear, trans, _ = v.as_transforms(poses, "poses", rigid=True)
         if len(linear) != len(idx):
             raise ValueError(f"poses holds {len(linear)} poses for {len(idx)} ids")
@@ -339,6 +367,10 @@ class Scene:
         """Change a dynamic object's motion (arguments left as None keep their value);
         wakes every pair it is in."""
         i = self._check_id(id)
+        if self.dim == 2:
+            velocity = lift_vector2(velocity, "velocity")
+            angular_velocity = lift_spin2(angular_velocity)
+            acceleration = lift_vector2(acceleration, "acceleration")
         new = check_motion(velocity, angular_velocity, acceleration, angular_acceleration)
         if self._objects[i].static and any(np.any(x != 0) for x in new.values()):
             raise ValueError(f"object {i} is static: it cannot be given a motion")
@@ -360,11 +392,11 @@ class Scene:
             if value is None:
                 continue
             arr = v.as_float(value, name, finite=True)
-            if arr.shape != (len(idx), 3):
-                raise ValueError(
-                    f"{name} must have shape ({len(idx)}, 3), got {arr.shape}"
-                )
-            new[key] = arr
+            spin2 = self.dim == 2 and key == "omega"
+            want = (len(idx),) if spin2 else (len(idx), self.dim)
+            if arr.shape != want:
+                raise ValueError(f"{name} must have shape {want}, got {arr.shape}")
+            new[key] = _lift_rows(arr, key) if self.dim == 2 else arr
         static = self._t["static"][idx] != 0
         if static.any() and any(np.any(a[static] != 0) for a in new.values()):
             bad = int(idx[np.flatnonzero(static)[0]])
@@ -386,8 +418,11 @@ class Scene:
     def pose(self, id):
         """The object's current (4, 4) pose."""
         i = self._check_id(id)
+        rot, trans = self._t["rot"][i], self._t["trans"][i]
+        if self.dim == 2:
+            return lower_pose2(rot, trans)
         out = np.eye(4)
-        out[:3, :3], out[:3, 3] = self._t["rot"][i], self._t["trans"][i]
+        out[:3, :3], out[:3, 3] = rot, trans
         return out
 
     def volume(self, id):
@@ -429,12 +464,20 @@ class Scene:
 
     # -- time ----------------------------------------------------------------------------
 
-    def step(self, dt, *, mode="any"):
+    def step(self, dt, *, mode="any", continuous=False):
         """Advance every dynamic object by ``dt`` seconds, then :meth:`query`, in one
         compiled call.
 
         position += v dt + a dt^2 / 2, v += a dt, orientation turned by the angular
         velocity exactly (Rodrigues). ``dt`` = 0 is legal.
+
+        With ``continuous=True`` nothing tunnels: a pair of plain volumes (spheres,
+        boxes, OBBs; discs and rectangles in 2D) is reported when the two touch at any
+        time within the step, not only at its end, and ``result.toi`` holds each pair's
+        first contact time in seconds from the step's start (:mod:`hitbox._kernels.
+        contact_time`: exact for constant velocities, conservative advancement with
+        spin or acceleration). Pairs with a mesh are tested at the end of the step
+        (their toi is ``dt``).
         """
         if type(dt) is not float:
             dt = check_real(dt, "dt")
@@ -442,7 +485,9 @@ class Scene:
             raise ValueError(f"dt must be finite and >= 0, got {dt}")
         if mode != "any":
             v.check_choice(mode, "mode", MODES)
-        return self._run(dt, mode)
+        if continuous is not False and not isinstance(continuous, bool | np.bool_):
+            raise TypeError(f"continuous must be a bool, got {type(continuous).__name__}")
+        return self._run(dt, mode, bool(continuous))
 
     def query(self, mode="any"):
         """Every touching pair now, without moving anything: a :class:`StepResult`."""
@@ -450,7 +495,7 @@ class Scene:
             v.check_choice(mode, "mode", MODES)
         return self._run(0.0, mode)
 
-    def _run(self, dt, mode):
+    def _run(self, dt, mode, continuous=False):
         start = time.perf_counter()
         if self._lists_dirty:
             self._refresh_lists()
@@ -458,7 +503,7 @@ class Scene:
         all_pairs = mode == "all"
         n = buf.run(
             dt, self._time + dt, self._threshold_value, self._sweep, all_pairs,
-            self._trace_on,
+            self._trace_on, continuous,
         )  # fmt: skip
         self._time += dt
         pairs = buf.pairs(n)
@@ -471,7 +516,10 @@ class Scene:
             self.trace = buf.trace()
         facts = (self._time, len(self._objects), self._n_dyn, self._n_stat,
                  buf.counts(), time.perf_counter() - start)  # fmt: skip
-        return StepResult(pairs, tris, offsets, facts)
+        result = StepResult(pairs, tris, offsets, facts)
+        if continuous:
+            result.toi = buf.contact_times(n)
+        return result
 
     def query_brute(self, mode="any"):
         """Slow twin of :meth:`query`: every pair (but static-static) that groups, masks
@@ -496,7 +544,14 @@ class Scene:
         keys = (cand[0].astype(np.int64) << 32) | cand[1]
         ok &= ~np.isin(keys, self._ignore)
         cand = np.ascontiguousarray(cand[:, ok])
-        contacts = [self._exact(i, j, mode) for i, j in cand.T.tolist()]
+        is_mesh = t["is_mesh"] != 0
+        plain = ~(is_mesh[cand[0]] | is_mesh[cand[1]])
+        contacts = [None] * cand.shape[1]
+        for k in np.flatnonzero(~plain).tolist():
+            contacts[k] = self._exact(int(cand[0, k]), int(cand[1, k]))
+        touching = np.full((2, 1), -1, np.intp)
+        for k in np.flatnonzero(plain)[self._plain_overlap(cand[:, plain])].tolist():
+            contacts[k] = touching
         hits = np.array([c is not None for c in contacts], dtype=bool)
         pairs, tris, offsets = _collect(cand, hits, contacts, mode)
         n_ids, n = len(ids), cand.shape[1]
@@ -510,27 +565,45 @@ class Scene:
 
     # -- the exact twin ------------------------------------------------------------------
 
-    def _exact(self, i, j, mode):
-        """Pair (i, j) tested exactly with no tree: its (2, m) contacts, or None."""
+    def _exact(self, i, j):
+        """Pair (i, j) with a mesh, tested exactly with no tree: (2, m) contacts, or
+        None."""
         oi, oj = self._objects[i], self._objects[j]
         rot, trans = self._t["rot"], self._t["trans"]
-        matrix = _k.relative(rot, trans, i, j)
         if oi.kind == MESH and oj.kind == MESH:
-            faces = oi.mesh.intersect_brute(oj.mesh, matrix)
+            faces = oi.mesh.intersect_brute(oj.mesh, _k.relative(rot, trans, i, j))
             return faces if faces.shape[1] else None
-        if oi.kind == MESH or oj.kind == MESH:
-            flip = oi.kind != MESH
-            mesh_obj, vol = (oj, oi) if flip else (oi, oj)
-            matrix = _k.relative(rot, trans, j, i) if flip else matrix
-            faces = _mesh_volume_brute(mesh_obj, vol, matrix)
-            if not len(faces):
-                return None
-            out = np.full((2, len(faces)), -1, np.intp)
-            out[1 if flip else 0] = faces
+        flip = oi.kind != MESH
+        mesh_obj, vol = (oj, oi) if flip else (oi, oj)
+        matrix = _k.relative(rot, trans, j, i) if flip else _k.relative(rot, trans, i, j)
+        faces = _mesh_volume_brute(mesh_obj, vol, matrix)
+        if not len(faces):
+            return None
+        out = np.full((2, len(faces)), -1, np.intp)
+        out[1 if flip else 0] = faces
+        return out
+
+    def _plain_overlap(self, pairs):
+        """(n,) bool: do the plain volumes of each pair overlap (world shapes, the
+        public cross-kind tests, one call per pair of kinds)?"""
+        out = np.zeros(pairs.shape[1], bool)
+        if not pairs.shape[1]:
             return out
-        hit = mixed.overlap(_world_shape(oi, rot[i], trans[i]),
-                            _world_shape(oj, rot[j], trans[j]))  # fmt: skip
-        return np.full((2, 1), -1, np.intp) if bool(hit) else None
+        rot, trans = self._t["rot"], self._t["trans"]
+        kinds = {i: self._objects[i].kind == SPHERE for i in np.unique(pairs).tolist()}
+        for a_sphere in (True, False):
+            for b_sphere in (True, False):
+                sel = np.array(
+                    [kinds[i] == a_sphere and kinds[j] == b_sphere
+                     for i, j in pairs.T.tolist()], dtype=bool,
+                )  # fmt: skip
+                if sel.any():
+                    a = _world_shapes([self._objects[i] for i in pairs[0, sel].tolist()],
+                                      rot[pairs[0, sel]], trans[pairs[0, sel]])  # fmt: skip
+                    b = _world_shapes([self._objects[j] for j in pairs[1, sel].tolist()],
+                                      rot[pairs[1, sel]], trans[pairs[1, sel]])  # fmt: skip
+                    out[sel] = mixed.overlap(a, b)
+        return out
 
     # -- bookkeeping ---------------------------------------------------------------------
 
@@ -558,7 +631,7 @@ class Scene:
         obj = make_object(shape, name, static, volume)
         if obj.kind == MESH:
             if volume is None:
-                rotating = bool(np.any(motion["omega"] != 0))
+                rotating = bool(np.any(motion.get("omega", 0.0) != 0))
                 volume = mixed.choose(obj.verts, rotating=rotating)
             obj.volume = volume
             if volume == "obb":
@@ -645,6 +718,16 @@ class Scene:
 # -- the twin's exact tests ----------------------------------------------------------------
 
 
+def _lift_rows(arr, key):
+    """(K, 2) velocities as (K, 3) with z = 0, or (K,) spins as (K, 3) about z."""
+    out = np.zeros((len(arr), 3))
+    if key == "omega":
+        out[:, 2] = arr
+    else:
+        out[:, :2] = arr
+    return out
+
+
 def _snap(linear):
     """Rotations snapped to the nearest rotation where they are not one to rounding."""
     err = np.abs(np.einsum("kji,kjl->kil", linear, linear) - np.eye(3)).max(axis=(1, 2))
@@ -656,12 +739,13 @@ def _snap(linear):
     return out
 
 
-def _world_shape(obj, rot, trans):
-    """A plain object's shape in world coordinates (Spheres or OBBs of one)."""
-    center = rot @ obj.center + trans
-    if obj.kind == SPHERE:
-        return Spheres(center[None], np.array([obj.radius]))
-    return OBBs(center[None], obj.half[None], (rot @ obj.rot)[None])
+def _world_shapes(objs, rot, trans):
+    """Plain objects of one kind in world coordinates: Spheres or OBBs."""
+    center = np.einsum("kij,kj->ki", rot, np.array([o.center for o in objs])) + trans
+    if objs[0].kind == SPHERE:
+        return Spheres(center, np.array([o.radius for o in objs]))
+    half = np.array([o.half for o in objs])
+    return OBBs(center, half, rot @ np.array([o.rot for o in objs]))
 
 
 def _mesh_volume_brute(mesh_obj, vol, matrix):

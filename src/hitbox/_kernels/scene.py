@@ -21,6 +21,7 @@ before it changes any state but poses and bounds, which a second call with ``dt 
 leaves as they are.
 """
 
+import math
 from collections import namedtuple
 
 import numpy as np
@@ -28,6 +29,7 @@ from numba import njit
 
 from hitbox._kernels.bv import _AXES, overlap
 from hitbox._kernels.collide import _pose, stack_rows
+from hitbox._kernels.contact_time import first_contact
 from hitbox._kernels.mixed import (
     aabb_kdop,
     aabb_obb,
@@ -41,6 +43,7 @@ from hitbox._kernels.pipeline import (
     AABB,
     ASLEEP,
     CANDIDATE,
+    FILTERED,
     KDOP14,
     KDOP18,
     OBB,
@@ -64,7 +67,7 @@ F_FIELDS = (
     ("wbox", (2, 3)), ("gbox", (2, 3)), ("sc", (3,)), ("sr", ()), ("sh", (3,)),
     ("sq", (3, 3)), ("vbox", (2, 3)), ("vkd14", (2, 7)), ("vkd18", (2, 9)),
     ("vkd26", (2, 13)), ("vsc", (3,)), ("vsr", ()), ("voc", (3,)), ("voh", (3,)),
-    ("vor", (3, 3)),
+    ("vor", (3, 3)), ("rot0", (3, 3)), ("trans0", (3,)), ("vel0", (3,)),
 )  # fmt: skip
 #: Per-object int fields, in buffer order (group and mask hold uint64 bits).
 I_FIELDS = ("static", "is_mesh", "vkind", "group", "mask", "epoch", "version",
@@ -96,7 +99,17 @@ WBOX, GBOX, SC, SR, SH, SQ, VBOX, VKD14, VKD18, VKD26 = (
     84,
     102,
 )
-VSC, VSR, VOC, VOH, VOR, NF = 128, 131, 132, 135, 138, 147
+VSC, VSR, VOC, VOH, VOR, ROT0, TRANS0, VEL0, NF = (
+    128,
+    131,
+    132,
+    135,
+    138,
+    147,
+    156,
+    159,
+    162,
+)
 # Int fields.
 STATIC, IS_MESH, VKIND, GROUP, MASK, EPOCH, VERSION, BVER, VOLVER, TREE, NI = range(11)
 
@@ -574,6 +587,75 @@ def _mesh_mesh(i, j, fb, cap, ib, tf, ti, meta, first_only, wit, rel_r, rel_t, b
     return n, out
 
 
+@njit(inline="always")
+def _motion_state(o, fb, ib, cap):
+    """Object o's start of step, motion and plain shape as contact_time's (12, 3)
+    state, and its kind there (0 sphere, 1 box)."""
+    st = np.zeros((12, 3))
+    rot0 = _f3(fb, cap, ROT0, 3, 3)
+    trans0 = _f2(fb, cap, TRANS0, 3)
+    vel0 = _f2(fb, cap, VEL0, 3)
+    omega = _f2(fb, cap, OMEGA, 3)
+    acc = _f2(fb, cap, ACC, 3)
+    sc = _f2(fb, cap, SC, 3)
+    sh = _f2(fb, cap, SH, 3)
+    sq = _f3(fb, cap, SQ, 3, 3)
+    for r in range(3):
+        st[r] = rot0[o, r]
+        st[3, r] = trans0[o, r]
+        st[4, r] = vel0[o, r]
+        st[5, r] = omega[o, r]
+        st[6, r] = acc[o, r]
+        st[7, r] = sc[o, r]
+    if _i1(ib, cap, VKIND)[o] == SPHERE:
+        st[8, 0] = _f1(fb, cap, SR)[o]
+        return 0, st
+    for r in range(3):
+        st[8, r] = sh[o, r]
+        for c in range(3):
+            st[9 + c, r] = sq[o, r, c]  # rows 9..11: the model axes (columns of sq)
+    return 1, st
+
+
+@njit(inline="always")
+def _start_of_step(fb, cap, ids):
+    """Keep every object's pose and velocity before the motion (continuous mode)."""
+    rot = _f3(fb, cap, ROT, 3, 3)
+    trans = _f2(fb, cap, TRANS, 3)
+    vel = _f2(fb, cap, VEL, 3)
+    rot0 = _f3(fb, cap, ROT0, 3, 3)
+    trans0 = _f2(fb, cap, TRANS0, 3)
+    vel0 = _f2(fb, cap, VEL0, 3)
+    for o in ids:
+        for r in range(3):
+            trans0[o, r] = trans[o, r]
+            vel0[o, r] = vel[o, r]
+            for c in range(3):
+                rot0[o, r, c] = rot[o, r, c]
+
+
+@njit(inline="always")
+def _sweep_boxes(fb, cap, moving, dt):
+    """Grow each moving object's grown world box by how far any of its points can go
+    in the step, so the sweep sees every pair that can meet within it."""
+    gbox = _f3(fb, cap, GBOX, 2, 3)
+    vel0 = _f2(fb, cap, VEL0, 3)
+    omega = _f2(fb, cap, OMEGA, 3)
+    acc = _f2(fb, cap, ACC, 3)
+    mc = _f2(fb, cap, MC, 3)
+    mr = _f1(fb, cap, MR)
+    for o in moving:
+        arm = math.sqrt(mc[o, 0] ** 2 + mc[o, 1] ** 2 + mc[o, 2] ** 2) + mr[o]
+        v = math.sqrt(vel0[o, 0] ** 2 + vel0[o, 1] ** 2 + vel0[o, 2] ** 2)
+        a = math.sqrt(acc[o, 0] ** 2 + acc[o, 1] ** 2 + acc[o, 2] ** 2)
+        w = math.sqrt(omega[o, 0] ** 2 + omega[o, 1] ** 2 + omega[o, 2] ** 2)
+        reach = (v + a * dt + w * arm) * dt
+        reach += PAD * (reach + abs(gbox[o, 0, 0]) + abs(gbox[o, 1, 0]))
+        for r in range(3):
+            gbox[o, 0, r] -= reach
+            gbox[o, 1, r] += reach
+
+
 # -- the step ----------------------------------------------------------------------------
 
 
@@ -596,23 +678,29 @@ def step(
 ):  # fmt: skip
     """Advance the moving objects by ``dt`` and find every touching pair (see the
     module doc for the buffers). ``flags``: bit 0 ``all`` (every triangle pair, else
-    stop at the first), bit 1 trace. Returns the number of touching pairs, or -1 when
+    stop at the first), bit 1 trace, bit 2 continuous (pairs of plain volumes report
+    the first time in the step they touch, see contact_time; mesh pairs are tested at
+    the end of the step). Returns the number of touching pairs, or -1 when
     a buffer is too small (``ctl[C_NEED_*]`` say how large; nothing but poses and
     bounds has changed).
 
     ``out_i`` holds, at capacities P = ctl[C_PAIR_CAP], T = ctl[C_TRI_CAP] and
-    N = ctl[C_TRACE_CAP]: pairs (2, P), offsets (P + 1), triangle pairs (2, T), then
-    the trace's near, volume and narrow pairs, (2, N) each.
+    N = ctl[C_TRACE_CAP]: pairs (2, P), offsets (P + 1), contact times (P, float64
+    bits: seconds into the step), triangle pairs (2, T), then the trace's near, volume
+    and narrow pairs, (2, N) each.
     """
     cap = len(fb) // NF
     first_only = (flags & 1) == 0
     tracing = (flags & 2) != 0
+    continuous = (flags & 4) != 0 and dt > 0.0
     n_dyn = ctl[C_N_DYN]
     n_stat = ctl[C_N_STAT]
     n_moving = ctl[C_N_MOVING]
     rot = _f3(fb, cap, ROT, 3, 3)
     trans = _f2(fb, cap, TRANS, 3)
     version = _i1(ib, cap, VERSION)
+    if continuous:
+        _start_of_step(fb, cap, ctl[C_LISTS : C_LISTS + n_dyn + n_stat])
     if n_moving and dt > 0.0:
         start = C_LISTS + n_dyn + n_stat
         advance(rot, trans, _f2(fb, cap, VEL, 3), _f2(fb, cap, OMEGA, 3),
@@ -626,6 +714,9 @@ def step(
         trans, _f2(fb, cap, MC, 3), _f1(fb, cap, MR), _f3(fb, cap, MBOX, 2, 3),
         0.5 * threshold, wc, wr, wbox, gbox,
     )  # fmt: skip
+    if continuous:
+        start = C_LISTS + n_dyn + n_stat
+        _sweep_boxes(fb, cap, ctl[start : start + n_moving], dt)
     static = _i1(ib, cap, STATIC)
     keys = near_keys(method, ctl, static, gbox) if n_dyn else np.empty(0, np.int64)
     n_near = len(keys)
@@ -641,7 +732,8 @@ def step(
         ctl[C_NEED_PAIRS] = n_near
         ctl[C_NEED_TRACE] = n_near
         return -1
-    tri_base = 3 * cap_p + 1
+    tri_base = 4 * cap_p + 1
+    toi = out_i[3 * cap_p + 1 : 4 * cap_p + 1].view(np.float64)
     trace_base = tri_base + 2 * cap_t
 
     cur = ctl[C_CUR]
@@ -685,6 +777,19 @@ def step(
             i, j, group, mask, ignore, wc, wr, wbox, vel, omega, acc, alpha, mc,
             epoch, sched_keys, sched_wake, sched_epoch, now, threshold,
         )  # fmt: skip
+        mesh_i = is_mesh[i] != 0
+        mesh_j = is_mesh[j] != 0
+        swept = continuous and not (mesh_i or mesh_j) and v != FILTERED and v != ASLEEP
+        if swept and v == SCHEDULED:  # sleeps from the end of the step on, as usual
+            mem_i[nxt, n_new, 0] = key
+            mem_i[nxt, n_new, 1] = epoch[i]
+            mem_i[nxt, n_new, 2] = epoch[j]
+            mem_i[nxt, n_new, 3] = -1
+            mem_i[nxt, n_new, 4] = -1
+            mem_f[nxt, n_new] = wake
+            n_new += 1
+        if swept:
+            v = CANDIDATE
         ctl[C_COUNTS + v] += 1
         if v == ASLEEP or v == SCHEDULED:
             mem_i[nxt, n_new, 0] = key
@@ -697,8 +802,7 @@ def step(
             continue
         if v != CANDIDATE:
             continue
-        mesh_i = is_mesh[i] != 0
-        mesh_j = is_mesh[j] != 0
+        hit_time = dt
         if mesh_i or mesh_j:
             ctl[C_VOL] += 1
             if tracing:
@@ -750,6 +854,14 @@ def step(
                 row = 0 if mesh_i else 1
                 tris_out[row, n_tris : n_tris + m] = faces1
                 tris_out[1 - row, n_tris : n_tris + m] = -1
+        elif swept:
+            kind_i, state_i = _motion_state(i, fb, ib, cap)
+            kind_j, state_j = _motion_state(j, fb, ib, cap)
+            hit_time = first_contact(kind_i, state_i, kind_j, state_j, dt)
+            m = 1 if hit_time <= dt else 0
+            if m > 0 and not first_only and n_tris + 1 <= cap_t:
+                tris_out[0, n_tris] = -1
+                tris_out[1, n_tris] = -1
         else:
             _fresh_volume(i, fb, ib, cap, tf, meta)
             _fresh_volume(j, fb, ib, cap, tf, meta)
@@ -762,6 +874,7 @@ def step(
         out_i[n_hits] = i
         out_i[cap_p + n_hits] = j
         out_i[2 * cap_p + n_hits] = n_tris
+        toi[n_hits] = hit_time
         n_hits += 1
         if not first_only:
             n_tris += m
