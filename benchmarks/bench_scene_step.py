@@ -306,7 +306,9 @@ class _Coal:
     def step(self, frame, dyn):
         coal = self.coal
         for k in dyn.tolist():
-            self.objects[k].setTransform(coal.Transform3s(frame[k, :3, :3], frame[k, :3, 3]))
+            self.objects[k].setTransform(
+                coal.Transform3s(frame[k, :3, :3], frame[k, :3, 3])
+            )
         self.manager.update()
         callback = coal.CollisionCallBackCollect(len(self.objects) ** 2)
         self.manager.collide(callback)

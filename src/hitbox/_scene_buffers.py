@@ -3,7 +3,8 @@
 :class:`SceneBuffers` owns them: the per-object tables (and numpy views of each field,
 which the Scene reads and writes), the OBB trees of the scene's meshes concatenated, the
 pair memory, the control block and the output. It grows whatever the step reports too
-small and runs the step again with ``dt = 0``, which changes nothing twice.
+small and runs the step again, flagged as moved already, which changes nothing
+twice.
 """
 
 import numpy as np
@@ -151,8 +152,8 @@ class SceneBuffers:
     # -- the step ------------------------------------------------------------------------
 
     def run(self, dt, now, threshold, method, all_pairs, trace, continuous=False):
-        """One compiled step (growing buffers and running again with dt = 0 when one is
-        short). Returns the number of touching pairs."""
+        """One compiled step (growing buffers and running again, moved already, when one
+        is short). Returns the number of touching pairs."""
         flags = (1 if all_pairs else 0) | (2 if trace else 0) | (4 if continuous else 0)
         while True:
             n = _ks.step(
@@ -171,7 +172,7 @@ class SceneBuffers:
             if trace:
                 trace_cap = max(trace_cap, 2 * int(ctl[_ks.C_NEED_TRACE]))
             self._size_output(pairs, tris, trace_cap)
-            dt = 0.0
+            flags |= 8  # moved already
 
     def pairs(self, n):
         """(2, n) touching object pairs of the last step."""

@@ -62,8 +62,9 @@ def turn(wx, wy, wz, t, rot0, out):
 
 @njit(inline="always")
 def _place(state, t, center, axes):
-    """World centre and axes of a shape at time t. ``state`` (12, 3) rows: rot0 (3),
-    trans0, v0, w, a, model centre, half extents (or radius, 0, 0), model axes (3)."""
+    """World centre and axes (columns) of a shape at time t. ``state`` (12, 3) rows:
+    rot0 (3), trans0, v0, w, a, model centre, half extents (or radius, 0, 0), then the
+    box's model rotation (3 rows; its columns are the axes)."""
     rot = np.empty((3, 3))
     turn(state[5, 0], state[5, 1], state[5, 2], t, state[0:3], rot)
     for r in range(3):

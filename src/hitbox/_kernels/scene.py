@@ -17,8 +17,8 @@ with nine array arguments (each argument costs numba about 0.07 µs to unbox):
 - ``out_i``: the touching pairs, their triangle pairs and offsets, and the trace.
 
 A step that finds a buffer too small writes what it needs into ``ctl`` and returns -1
-before it changes any state but poses and bounds, which a second call with ``dt = 0``
-leaves as they are.
+before it changes any state but poses and bounds; the second call, flagged as moved
+already, leaves them as they are.
 """
 
 import math
@@ -613,7 +613,7 @@ def _motion_state(o, fb, ib, cap):
     for r in range(3):
         st[8, r] = sh[o, r]
         for c in range(3):
-            st[9 + c, r] = sq[o, r, c]  # rows 9..11: the model axes (columns of sq)
+            st[9 + r, c] = sq[o, r, c]  # rows 9..11: the model rotation
     return 1, st
 
 
@@ -680,7 +680,7 @@ def step(
     module doc for the buffers). ``flags``: bit 0 ``all`` (every triangle pair, else
     stop at the first), bit 1 trace, bit 2 continuous (pairs of plain volumes report
     the first time in the step they touch, see contact_time; mesh pairs are tested at
-    the end of the step). Returns the number of touching pairs, or -1 when
+    the end of the step), bit 3 "moved already" (the motion of this step is done). Returns the number of touching pairs, or -1 when
     a buffer is too small (``ctl[C_NEED_*]`` say how large; nothing but poses and
     bounds has changed).
 
@@ -693,15 +693,16 @@ def step(
     first_only = (flags & 1) == 0
     tracing = (flags & 2) != 0
     continuous = (flags & 4) != 0 and dt > 0.0
+    moves = (flags & 8) == 0  # a run again after a short buffer has moved already
     n_dyn = ctl[C_N_DYN]
     n_stat = ctl[C_N_STAT]
     n_moving = ctl[C_N_MOVING]
     rot = _f3(fb, cap, ROT, 3, 3)
     trans = _f2(fb, cap, TRANS, 3)
     version = _i1(ib, cap, VERSION)
-    if continuous:
+    if continuous and moves:
         _start_of_step(fb, cap, ctl[C_LISTS : C_LISTS + n_dyn + n_stat])
-    if n_moving and dt > 0.0:
+    if moves and n_moving and dt > 0.0:
         start = C_LISTS + n_dyn + n_stat
         advance(rot, trans, _f2(fb, cap, VEL, 3), _f2(fb, cap, OMEGA, 3),
                 _f2(fb, cap, ACC, 3), ctl[start : start + n_moving], dt, version)  # fmt: skip

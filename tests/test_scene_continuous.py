@@ -1,0 +1,234 @@
+"""Continuous mode and 2D scenes of the compiled Scene step."""
+
+import numpy as np
+import pytest
+
+import hitbox as hb
+from hitbox._types import OBBs, Spheres
+from hitbox.pipeline import Scene
+from tests.strategies import rotation
+
+
+def _bullet(rng, kind):
+    if kind == "sphere":
+        return Spheres(np.zeros(3), rng.uniform(0.02, 0.2))
+    if kind == "aabb":
+        h = rng.uniform(0.02, 0.2, 3)
+        return np.stack([-h, h])
+    return OBBs(np.zeros(3), rng.uniform(0.02, 0.2, 3), rotation(rng))
+
+
+@pytest.mark.parametrize("kind", ["sphere", "aabb", "obb"])
+@pytest.mark.parametrize("spin", [False, True])
+def test_no_bullet_tunnels_through_a_thin_wall(kind, spin):
+    """Bullets crossing a wall of thickness 0.1 within one step, at up to 100 wall
+    thicknesses per step, some spinning: continuous mode reports every one (with a
+    contact time inside the step), where the discrete step misses nearly all."""
+    rng = np.random.default_rng(17 + spin)
+    found = missed_by_discrete = 0
+    for _ in range(40):
+        thick = 0.1
+        dt = 0.1
+        speed = rng.uniform(5, 100) * thick / dt
+        scene = Scene()
+        wall = scene.add(np.array([[-thick / 2, -5, -5], [thick / 2, 5, 5]]), static=True)
+        start = np.eye(4)
+        # behind the wall by less than one step's travel, aimed through it
+        start[:3, 3] = [
+            -thick / 2 - rng.uniform(0.25, 0.9) * speed * dt,
+            *rng.uniform(-2, 2, 2),
+        ]
+        motion = {"velocity": (speed, *rng.normal(0, 0.1 * speed, 2))}
+        if spin:
+            motion["angular_velocity"] = rng.normal(0, 20, 3)
+        shape = _bullet(rng, kind)
+        twin = Scene()
+        twin.add(np.array([[-thick / 2, -5, -5], [thick / 2, 5, 5]]), static=True)
+        bullet = scene.add(shape, start, **motion)
+        twin.add(shape, start, **motion)
+        result = scene.step(dt, continuous=True)
+        assert result.pairs.tolist() == [[wall], [bullet]]
+        assert 0.0 <= result.toi[0] <= dt
+        found += 1
+        missed_by_discrete += twin.step(dt).pairs.shape[1] == 0
+    assert found == 40 and missed_by_discrete >= 30
+
+
+def test_contact_times_equal_the_exact_sweeps():
+    """Constant velocities: spheres and boxes give the closed-form first contact time of
+    hitbox.sweep (within 1e-9)."""
+    rng = np.random.default_rng(3)
+    checked = 0
+    for _ in range(600):
+        dt = 0.5
+        scene = Scene(threshold=0.0)
+        ca, cb = rng.uniform(-2, 2, (2, 3))
+        va, vb = rng.normal(0, 6, (2, 3))
+        if rng.random() < 0.5:
+            ra, rb = rng.uniform(0.1, 1, 2)
+            a = scene.add(Spheres(np.zeros(3), ra), _at(ca), velocity=va)
+            b = scene.add(Spheres(np.zeros(3), rb), _at(cb), velocity=vb)
+            ref = hb.sweep.sphere_sphere(Spheres(cb, rb), Spheres(ca, ra), (vb - va) * dt)
+        else:
+            ha, hb_ = rng.uniform(0.1, 1, (2, 3))
+            a = scene.add(np.stack([-ha, ha]), _at(ca), velocity=va)
+            b = scene.add(np.stack([-hb_, hb_]), _at(cb), velocity=vb)
+            ref = hb.sweep.aabb_aabb(
+                np.stack([cb - hb_, cb + hb_]),
+                np.stack([ca - ha, ca + ha]),
+                (vb - va) * dt,
+            )
+        result = scene.step(dt, continuous=True)
+        if ref.hit:
+            assert result.pairs.tolist() == [[a], [b]]
+            assert abs(result.toi[0] - ref.t * dt) <= 1e-9
+            checked += 1
+        else:
+            assert result.pairs.shape[1] == 0
+    assert checked > 50
+
+
+def _at(center):
+    pose = np.eye(4)
+    pose[:3, 3] = center
+    return pose
+
+
+def test_continuous_agrees_with_dense_substeps():
+    """Spinning, accelerating spheres and boxes: every pair that touches at one of 64
+    sub-step times is reported by one continuous step, no later than that time; and
+    every pair touching at the end of the step is reported too."""
+    rng = np.random.default_rng(5)
+    dt, sub = 0.2, 64
+    for seed in range(6):
+        rng = np.random.default_rng(seed)
+        shapes, poses, motions = [], [], []
+        for k in range(12):
+            shapes.append(_bullet(rng, ["sphere", "aabb", "obb"][k % 3]))
+            pose = _at(rng.uniform(-1.2, 1.2, 3))
+            pose[:3, :3] = rotation(rng)
+            poses.append(pose)
+            motions.append({"velocity": rng.normal(0, 3, 3),
+                            "angular_velocity": rng.normal(0, 6, 3),
+                            "acceleration": rng.normal(0, 2, 3)})  # fmt: skip
+        cont = Scene(threshold=0.0)
+        fine = Scene(threshold=0.0)
+        for s, p, m in zip(shapes, poses, motions, strict=True):
+            cont.add(s, p, **m)
+            fine.add(s, p, **m)
+        result = cont.step(dt, continuous=True)
+        toi = {
+            tuple(p): t for p, t in zip(result.pairs.T.tolist(), result.toi, strict=True)
+        }
+        for k in range(1, sub + 1):
+            for pair in fine.step(dt / sub).pairs.T.tolist():
+                assert tuple(pair) in toi, (seed, k, pair)
+                assert toi[tuple(pair)] <= k * dt / sub + 1e-9
+        end = set(map(tuple, fine.query().pairs.T.tolist()))
+        assert end <= set(toi)
+
+
+def test_continuous_mode_checks_its_flag():
+    scene = Scene()
+    with pytest.raises(TypeError, match="continuous"):
+        scene.step(0.1, continuous="yes")
+    assert scene.step(0.1, continuous=True).toi.shape == (0,)
+    assert scene.step(0.1).toi is None
+
+
+# -- 2D --------------------------------------------------------------------------------
+
+
+def _rect_overlap(ca, ha, ra, cb, hb_, rb):
+    """2D separating axes of two rectangles (closed), the oracle."""
+    d = cb - ca
+    for axes in (ra, rb):
+        for k in range(2):
+            n = axes[:, k]
+            reach = sum(
+                abs(n @ ra[:, q]) * ha[q] + abs(n @ rb[:, q]) * hb_[q] for q in range(2)
+            )
+            if abs(n @ d) > reach + 1e-12:
+                return False
+    return True
+
+
+def _pose2(rng, reach):
+    a = rng.uniform(0, 2 * np.pi)
+    out = np.eye(3)
+    out[:2, :2] = [[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]]
+    out[:2, 2] = rng.uniform(-reach, reach, 2)
+    return out
+
+
+def test_2d_scene_equals_plane_geometry():
+    """Discs, boxes and rotated rectangles moving and turning in the plane: every step's
+    pairs equal the 2D tests (distance of centres; separating axes of rectangles; a
+    disc against a rectangle by clamping), and poses come back as 3x3."""
+    rng = np.random.default_rng(8)
+    scene = Scene(dim=2, threshold=0.2)
+    shapes = []
+    for k in range(24):
+        pose = _pose2(rng, 3.0)
+        motion = {"velocity": rng.normal(0, 0.5, 2), "angular_velocity": rng.normal(0, 1)}
+        if k % 3 == 0:
+            r = rng.uniform(0.1, 0.5)
+            scene.add(Spheres(np.zeros(2), r), pose, **motion)
+            shapes.append(("disc", r, None))
+        elif k % 3 == 1:
+            h = rng.uniform(0.1, 0.5, 2)
+            scene.add(np.stack([-h, h]), pose, **motion)
+            shapes.append(("rect", h, np.eye(2)))
+        else:
+            h = rng.uniform(0.1, 0.5, 2)
+            a = rng.uniform(0, np.pi)
+            rot = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])
+            scene.add(OBBs(np.zeros(2), h, rot), pose, **motion)
+            shapes.append(("rect", h, rot))
+    touching = 0
+    for _ in range(40):
+        got = set(map(tuple, scene.step(0.05).pairs.T.tolist()))
+        want = set()
+        world = []
+        for k, (kind, size, rot) in enumerate(shapes):
+            pose = scene.pose(k)
+            assert pose.shape == (3, 3)
+            world.append(
+                (kind, size, pose[:2, 2], None if rot is None else pose[:2, :2] @ rot)
+            )
+        for i in range(len(world)):
+            for j in range(i + 1, len(world)):
+                if _touch2(world[i], world[j]):
+                    want.add((i, j))
+        assert got == want
+        touching += len(got)
+    assert touching > 10
+
+
+def _touch2(a, b):
+    if a[0] == "disc" and b[0] == "disc":
+        return np.linalg.norm(a[2] - b[2]) <= a[1] + b[1] + 1e-12
+    if a[0] == "disc" or b[0] == "disc":
+        disc, rect = (a, b) if a[0] == "disc" else (b, a)
+        local = rect[3].T @ (disc[2] - rect[2])
+        gap = np.maximum(np.abs(local) - rect[1], 0.0)
+        return np.linalg.norm(gap) <= disc[1] + 1e-12
+    return _rect_overlap(a[2], a[1], a[3], b[2], b[1], b[3])
+
+
+def test_2d_scene_rejects_3d_input():
+    scene = Scene(dim=2)
+    with pytest.raises(ValueError, match="disc"):
+        scene.add(Spheres(np.zeros(3), 1.0))
+    with pytest.raises(ValueError, match="3x3"):
+        scene.add(Spheres(np.zeros(2), 1.0), np.eye(4))
+    with pytest.raises(ValueError, match=r"\(2,\)"):
+        scene.add(Spheres(np.zeros(2), 1.0), velocity=(1.0, 0, 0))
+    with pytest.raises(TypeError, match="2D scene"):
+        scene.add(np.zeros((2, 3)))
+    a = scene.add(Spheres(np.zeros(2), 1.0))
+    with pytest.raises(ValueError, match=r"\(1,\)"):
+        scene.set_velocities([a], angular_velocities=np.zeros((1, 3)))
+    with pytest.raises(ValueError, match="dim"):
+        Scene(dim=4)
+    assert len(scene) == 1
