@@ -680,9 +680,9 @@ def step(
     module doc for the buffers). ``flags``: bit 0 ``all`` (every triangle pair, else
     stop at the first), bit 1 trace, bit 2 continuous (pairs of plain volumes report
     the first time in the step they touch, see contact_time; mesh pairs are tested at
-    the end of the step), bit 3 "moved already" (the motion of this step is done). Returns the number of touching pairs, or -1 when
-    a buffer is too small (``ctl[C_NEED_*]`` say how large; nothing but poses and
-    bounds has changed).
+    the end of the step), bit 3 "moved already" (the motion of this step is done).
+    Returns the number of touching pairs, or -1 when a buffer is too small
+    (``ctl[C_NEED_*]`` say how large; nothing but poses and bounds has changed).
 
     ``out_i`` holds, at capacities P = ctl[C_PAIR_CAP], T = ctl[C_TRI_CAP] and
     N = ctl[C_TRACE_CAP]: pairs (2, P), offsets (P + 1), contact times (P, float64
