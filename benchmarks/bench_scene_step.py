@@ -30,7 +30,7 @@ DT = 0.05
 
 
 def run(quick=False):
-    rows = _two_tori(100 if quick else 200, 2 if quick else 5)
+    rows = _two_tori(200, 2 if quick else 5)
     rows += _quiet(2_000 if quick else 20_000)
     rows += _many(60, 10 if quick else 30, 2 if quick else 3)
     return rows

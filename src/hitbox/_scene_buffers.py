@@ -3,8 +3,8 @@
 :class:`SceneBuffers` owns them: the per-object tables (and numpy views of each field,
 which the Scene reads and writes), the OBB trees of the scene's meshes concatenated, the
 pair memory, the control block and the output. It grows whatever the step reports too
-small and runs the step again, flagged as moved already, which changes nothing
-twice.
+small (:meth:`SceneBuffers.run_again`) and runs the step again, flagged as moved
+already, which changes nothing twice.
 """
 
 import numpy as np
@@ -18,6 +18,19 @@ _EMPTY_PAIRS.flags.writeable = _ZERO_OFFSETS.flags.writeable = False
 _F_WIDTH = [int(np.prod(shape, dtype=np.int64)) for _, shape in _ks.F_FIELDS]
 _F_OFFSET = np.concatenate([[0], np.cumsum(_F_WIDTH)]).astype(int)
 assert _F_OFFSET[-1] == _ks.NF and len(_ks.I_FIELDS) == _ks.NI
+
+
+def _parents(first, count):
+    """Each node's parent (the root's: 0) and each slot's leaf, of a flat tree."""
+    parent = np.zeros(len(first), np.int64)
+    inner = np.flatnonzero(count == 0)
+    parent[first[inner]] = inner
+    parent[first[inner] + 1] = inner
+    leaf = np.zeros(int(count.sum()), np.int64)
+    leaves = np.flatnonzero(count > 0)
+    leaf[np.concatenate([np.arange(first[m], first[m] + count[m]) for m in leaves])
+         if len(leaves) else np.zeros(0, np.int64)] = np.repeat(leaves, count[leaves])  # fmt: skip
+    return parent, leaf
 
 
 class SceneBuffers:
@@ -34,10 +47,8 @@ class SceneBuffers:
         self._tree_of = {}  # id(mesh given) -> tree index
         self._given = []  # meshes given, kept alive so their ids stay unique
         self.tree_f = np.zeros(0)
-        self.tree_i = np.zeros(0, np.int64)
-        self.meta = np.zeros((0, _ks.M_COLS), np.int64)
-        self.mem_i = np.zeros((2, 0, 5), np.int64)
-        self.mem_f = np.zeros((2, 0))
+        self.tree_i = np.zeros(1, np.int64)  # no trees
+        self.mem_i = np.zeros((2, 0, 6), np.int64)
         self.ctl = np.zeros(_ks.C_LISTS + 1, np.int64)
         self.out_i = np.zeros(0, np.int64)
         self._size_output(16, 64, 0)
@@ -85,8 +96,10 @@ class SceneBuffers:
         return t
 
     def _pack_trees(self):
-        floats, ints, meta = [], [], np.zeros((len(self._trees), _ks.M_COLS), np.int64)
-        f_at = i_at = 0
+        n_trees = len(self._trees)
+        floats, ints, meta = [], [], np.zeros((n_trees, _ks.M_COLS), np.int64)
+        f_at = 0
+        i_at = 1 + meta.size  # after the count and the table
         for t, (mesh, verts) in enumerate(self._trees):
             bv0, bv1, bv2, first, count, tris, sbox, depth, mag = mesh._args
             parts = (
@@ -99,8 +112,10 @@ class SceneBuffers:
                 meta[t, col] = f_at
                 floats.append(np.ravel(arr))
                 f_at += arr.size
+            parent, leaf = _parents(first, count)
             for col, arr in ((_ks.M_FIRST, first), (_ks.M_COUNT, count),
-                             (_ks.M_ORDER, mesh.bvh.prim_order)):  # fmt: skip
+                             (_ks.M_ORDER, mesh.bvh.prim_order),
+                             (_ks.M_PARENT, parent), (_ks.M_LEAF, leaf)):  # fmt: skip
                 meta[t, col] = i_at
                 ints.append(arr.astype(np.int64))
                 i_at += arr.size
@@ -111,9 +126,8 @@ class SceneBuffers:
         # read-only, as the meshes' own arrays: the step's tree walk then types as the
         # very kernel TriangleMesh.intersect_many runs, compiled once per process
         self.tree_f = np.concatenate(floats).astype(np.float64)
-        self.tree_i = np.concatenate(ints)
+        self.tree_i = np.concatenate([[n_trees], meta.ravel(), *ints]).astype(np.int64)
         self.tree_f.flags.writeable = self.tree_i.flags.writeable = False
-        self.meta = meta
 
     # -- lists, memory, output -----------------------------------------------------------
 
@@ -135,11 +149,9 @@ class SceneBuffers:
     def _size_memory(self, cap):
         ctl = self.ctl
         n, cur = ctl[_ks.C_MEM_N], ctl[_ks.C_CUR]
-        mem_i = np.zeros((2, cap, 5), np.int64)
-        mem_f = np.zeros((2, cap))
+        mem_i = np.zeros((2, cap, 6), np.int64)
         mem_i[0, :n] = self.mem_i[cur, :n]
-        mem_f[0, :n] = self.mem_f[cur, :n]
-        self.mem_i, self.mem_f = mem_i, mem_f
+        self.mem_i = mem_i
         ctl[_ks.C_CUR] = 0
         ctl[_ks.C_MEM_CAP] = cap
 
@@ -151,28 +163,25 @@ class SceneBuffers:
 
     # -- the step ------------------------------------------------------------------------
 
-    def run(self, dt, now, threshold, method, all_pairs, trace, continuous=False):
-        """One compiled step (growing buffers and running again, moved already, when one
-        is short). Returns the number of touching pairs."""
-        flags = (1 if all_pairs else 0) | (2 if trace else 0) | (4 if continuous else 0)
+    def run_again(self, dt, now, threshold, method, flags):
+        """After a step returned -1: grow what it reports too small and run it again,
+        flagged as moved already (its motion is done), until it fits. Returns the
+        number of touching pairs."""
+        flags |= 8
         while True:
-            n = _ks.step(
-                self.fbuf, self.ibuf, self.tree_f, self.tree_i, self.meta,
-                self.mem_i, self.mem_f, self.ctl, self.out_i,
-                dt, now, threshold, method, flags,
-            )  # fmt: skip
-            if n >= 0:
-                return n
             ctl = self.ctl
             if ctl[_ks.C_NEED_MEM] > ctl[_ks.C_MEM_CAP]:
                 self._size_memory(2 * int(ctl[_ks.C_NEED_MEM]))
             pairs = max(int(ctl[_ks.C_PAIR_CAP]), 2 * int(ctl[_ks.C_NEED_PAIRS]))
             tris = max(int(ctl[_ks.C_TRI_CAP]), 2 * int(ctl[_ks.C_NEED_TRIS]))
-            trace_cap = int(ctl[_ks.C_TRACE_CAP])
-            if trace:
-                trace_cap = max(trace_cap, 2 * int(ctl[_ks.C_NEED_TRACE]))
-            self._size_output(pairs, tris, trace_cap)
-            flags |= 8  # moved already
+            trace = max(int(ctl[_ks.C_TRACE_CAP]), 2 * int(ctl[_ks.C_NEED_TRACE]))
+            self._size_output(pairs, tris, trace if flags & 2 else ctl[_ks.C_TRACE_CAP])
+            n = _ks.step(
+                self.fbuf, self.ibuf, self.tree_f, self.tree_i, self.mem_i, self.ctl,
+                self.out_i, dt, now, threshold, method, flags,
+            )  # fmt: skip
+            if n >= 0:
+                return n
 
     def pairs(self, n):
         """(2, n) touching object pairs of the last step."""

@@ -291,7 +291,9 @@ class Scene:
             ``group_b & mask_a``.
         volume : {"sphere", "aabb", "obb", "kdop14", "kdop18", "kdop26"}, optional
             A mesh's per-object volume kind; default ``mixed.choose(vertices,
-            rotating=<angular velocity non-zero>)``. Plain volumes are their own volume.
+            rotating=not static)``: a dynamic object may turn, by its angular velocity
+            or by hand, and its volume then moves exactly instead of being refitted
+            from every vertex. Plain volumes are their own volume.
         name : str, optional
         """
         if self.dim == 2:
@@ -501,17 +503,25 @@ class Scene:
             self._refresh_lists()
         buf = self._buf
         all_pairs = mode == "all"
-        n = buf.run(
-            dt, self._time + dt, self._threshold_value, self._sweep, all_pairs,
-            self._trace_on, continuous,
-        )  # fmt: skip
+        flags = (1 if all_pairs else 0) | (2 if self._trace_on else 0)
+        if continuous:
+            flags |= 4
         self._time += dt
-        pairs = buf.pairs(n)
-        if all_pairs:
-            tris, offsets = buf.triangles(n)
+        # the kernel called here, not through buf.run: a quiet step is about one call
+        n = _ks.step(
+            buf.fbuf, buf.ibuf, buf.tree_f, buf.tree_i, buf.mem_i, buf.ctl, buf.out_i,
+            dt, self._time, self._threshold_value, self._sweep, flags,
+        )  # fmt: skip
+        if n < 0:
+            n = buf.run_again(dt, self._time, self._threshold_value, self._sweep, flags)
+        if n == 0:
+            pairs, tris, offsets = _NO_TRIANGLES, _NO_TRIANGLES, _NO_OFFSETS
         else:
-            tris = _NO_TRIANGLES
-            offsets = _NO_OFFSETS if n == 0 else np.zeros(n + 1, np.intp)
+            pairs = buf.pairs(n)
+            if all_pairs:
+                tris, offsets = buf.triangles(n)
+            else:
+                tris, offsets = _NO_TRIANGLES, np.zeros(n + 1, np.intp)
         if self._trace_on:
             self.trace = buf.trace()
         facts = (self._time, len(self._objects), self._n_dyn, self._n_stat,
@@ -631,8 +641,9 @@ class Scene:
         obj = make_object(shape, name, static, volume)
         if obj.kind == MESH:
             if volume is None:
-                rotating = bool(np.any(motion.get("omega", 0.0) != 0))
-                volume = mixed.choose(obj.verts, rotating=rotating)
+                # a dynamic object may be turned by hand (set_pose) at any step: its
+                # volume must move without a refit from every vertex
+                volume = mixed.choose(obj.verts, rotating=not static)
             obj.volume = volume
             if volume == "obb":
                 fit = obb.fit(obj.verts, method="hull")

@@ -2,17 +2,18 @@
 pretreatment and sleep schedule, per-object volumes and the narrow phase, in one call.
 
 The scene's state lives in a few flat buffers, so a step costs one Python-to-numba call
-with nine array arguments (each argument costs numba about 0.07 µs to unbox):
+with seven array arguments (each argument costs numba about 0.07 µs to unbox):
 
 - ``fbuf``: the per-object float tables, field after field (``F_FIELDS``), each a
   C-contiguous block of ``cap`` rows; ``ibuf`` the int tables (``I_FIELDS``).
-- ``tree_f``, ``tree_i``, ``tree_meta``: every mesh's tree (of the scene's one node kind)
-  and model vertices, concatenated; row t of ``tree_meta`` holds tree t's sizes and
-  offsets (``M_*``). Every tree is an OBB tree (the fastest kind tree against tree), so
+- ``tree_f``, ``tree_i``: every mesh's OBB tree and model vertices, concatenated;
+  ``tree_i`` starts with the number of trees T and a (T, M_COLS) table of each tree's
+  sizes and offsets (``M_*``). OBB trees only (the fastest kind tree against tree), so
   the step compiles once, whatever trees the meshes were given.
-- ``mem_i``, ``mem_f``: what a pair carries from one step to the next, double-buffered
-  and sorted by pair key ``i << 32 | j``: its sleep (wake-up time, the two objects'
-  epochs) and its witness (the triangle pair that crossed last step).
+- ``mem_i``: what a pair carries from one step to the next, double-buffered and
+  sorted by pair key ``i << 32 | j``: its sleep (wake-up time, the two objects'
+  epochs) and its witness (the triangle pair that crossed last step); column 5 holds
+  the wake-up time's float64 bits.
 - ``ctl``: sizes, capacities, counts out, and the id lists (``C_*``).
 - ``out_i``: the touching pairs, their triangle pairs and offsets, and the trace.
 
@@ -28,7 +29,17 @@ import numpy as np
 from numba import njit
 
 from hitbox._kernels.bv import _AXES, overlap
-from hitbox._kernels.collide import _pose, stack_rows
+from hitbox._kernels.collide import (
+    _leaf_pair,
+    _pose,
+    overlap_xf,
+    posed_bv,
+    query_slack,
+    size,
+    skew_widening,
+    stack_rows,
+    turns,
+)
 from hitbox._kernels.contact_time import first_contact
 from hitbox._kernels.mixed import (
     aabb_kdop,
@@ -113,10 +124,10 @@ VSC, VSR, VOC, VOH, VOR, ROT0, TRANS0, VEL0, NF = (
 # Int fields.
 STATIC, IS_MESH, VKIND, GROUP, MASK, EPOCH, VERSION, BVER, VOLVER, TREE, NI = range(11)
 
-#: Columns of ``tree_meta``: sizes, then offsets into tree_f (F) and tree_i (I).
+#: Columns of the tree table: sizes, then offsets into tree_f and tree_i.
 M_NODES, M_SLOTS, M_VERTS, M_DEPTH = 0, 1, 2, 3
 M_BV0, M_BV1, M_BV2, M_NBOX, M_TRIS, M_SBOX, M_VERT, M_MAG = 5, 6, 7, 8, 9, 10, 11, 12
-M_FIRST, M_COUNT, M_ORDER, M_COLS = 13, 14, 15, 16
+M_FIRST, M_COUNT, M_ORDER, M_PARENT, M_LEAF, M_COLS = 13, 14, 15, 16, 17, 18
 
 #: ``ctl`` layout: buffer state, capacities, counts, needs, then the id lists.
 C_CUR, C_MEM_N, C_MEM_CAP, C_PAIR_CAP, C_TRI_CAP, C_TRACE_CAP = 0, 1, 2, 3, 4, 5
@@ -266,7 +277,10 @@ def near_keys(method, ctl, static, gbox):
                 if slab_overlap(gbox, i, gbox, j):
                     keys, n = _push_key(keys, n, i, j)
     out = keys[:n]
-    out.sort()
+    for q in range(1, n):  # sort only when out of order (few pairs usually are not)
+        if out[q - 1] > out[q]:
+            out.sort()
+            break
     return out
 
 
@@ -554,11 +568,76 @@ def _triangle_in_box(tris, s, center, half, rot):
     )
 
 
+#: Levels above a witness's leaves where the next step's search starts.
+LOCAL_LEVELS = 3
+
+
+@njit(inline="always")
+def _ancestor(ti, meta, t, slot):
+    """The node LOCAL_LEVELS above the leaf holding ``slot`` in tree t."""
+    leaf = ti[meta[t, M_LEAF] + slot]
+    parent = meta[t, M_PARENT]
+    node = leaf
+    for _ in range(LOCAL_LEVELS):
+        if node == 0:
+            break
+        node = ti[parent + node]
+    return node
+
+
+@njit(cache=True, nogil=True)
+def _local_walk(
+    a_bv, a_first, a_count, a_tris, a_sbox, b_bv, b_first, b_count, b_tris, b_sbox,
+    rot, trans, slack, start_a, start_b, rows,
+):  # fmt: skip
+    """The first crossing slot pair below node pair (start_a, start_b), by the OBB
+    walk's own rules (collide._descend: split the larger node): (found, slot a,
+    slot b)."""
+    turned = turns(rot)
+    widen = skew_widening(rot)
+    stack = np.empty((rows, 2), np.intp)
+    out = np.empty((2, 4), np.intp)
+    stack[0, 0] = start_a
+    stack[0, 1] = start_b
+    top = 1
+    while top > 0:
+        top -= 1
+        m = stack[top, 0]
+        k = stack[top, 1]
+        if not overlap_xf(a_bv, m, b_bv, k, rot, trans, turned, widen, slack):
+            continue
+        ca = a_count[m]
+        cb = b_count[k]
+        if ca > 0 and cb > 0:
+            out, n, done = _leaf_pair(
+                a_tris, a_sbox, a_first[m], ca, b_tris, b_first[k], cb, rot, trans,
+                True, out, 0,
+            )  # fmt: skip
+            if done:
+                return 1, out[0, 0], out[1, 0]
+            continue
+        if cb == 0 and (ca > 0 or size(b_bv, k) > size(a_bv, m)):
+            f = b_first[k]
+            stack[top, 0] = m
+            stack[top, 1] = f + 1
+            stack[top + 1, 0] = m
+            stack[top + 1, 1] = f
+        else:
+            f = a_first[m]
+            stack[top, 0] = f + 1
+            stack[top, 1] = k
+            stack[top + 1, 0] = f
+            stack[top + 1, 1] = k
+        top += 2
+    return 0, -1, -1
+
+
 @njit(cache=True, nogil=True)
 def _mesh_mesh(i, j, fb, cap, ib, tf, ti, meta, first_only, wit, rel_r, rel_t, buf):
     """Mesh i against mesh j: (n crossing slot pairs in buf[:, :n], buf). With
     ``first_only``, the witness slot pair ``wit`` (from the last step) is tested
-    first and settles the pair when it still crosses."""
+    first and settles the pair when it still crosses; then the subtrees around it
+    (:func:`_local_walk`); then the whole trees."""
     rot = _f3(fb, cap, ROT, 3, 3)
     trans = _f2(fb, cap, TRANS, 3)
     relative_into(rot, trans, i, j, rel_r, rel_t)
@@ -577,6 +656,20 @@ def _mesh_mesh(i, j, fb, cap, ib, tf, ti, meta, first_only, wit, rel_r, rel_t, b
             return 1, buf
     a0, a1, a2 = _obb_parts(tf, meta, ta)
     b0, b1, b2 = _obb_parts(tf, meta, tb)
+    if first_only and wit[0] >= 0:
+        # the crossing moves little between steps: walk the subtrees a few levels
+        # above the witness's leaves first (Lin & Canny's coherence, by node pairs)
+        n, sa, sb = _local_walk(
+            posed_bv(a0, a1, a2, rel_r), a_first, a_count, a_tris, a_sbox,
+            posed_bv(b0, b1, b2, rel_r), b_first, b_count, b_tris, b_sbox,
+            rel_r, rel_t, query_slack(rel_t, tf[meta[ta, M_MAG]], tf[meta[tb, M_MAG]]),
+            _ancestor(ti, meta, ta, wit[0]), _ancestor(ti, meta, tb, wit[1]),
+            stack_rows(meta[ta, M_DEPTH], meta[tb, M_DEPTH]),
+        )  # fmt: skip
+        if n > 0:
+            buf[0, 0] = sa
+            buf[1, 0] = sb
+            return 1, buf
     # the walk TriangleMesh.intersect_many runs (read-only views of the registry type
     # as the meshes' own arrays)
     out, n = _pose(
@@ -656,6 +749,71 @@ def _sweep_boxes(fb, cap, moving, dt):
             gbox[o, 1, r] += reach
 
 
+@njit(cache=True, nogil=True)
+def _narrow_pair(
+    i, j, key, fb, ib, cap, tf, ti, meta, mem_i, cur, n_mem, first_only, swept, dt,
+    tris_out, n_tris,
+):  # fmt: skip
+    """The exact test of one candidate pair: (touching primitive pairs m (1 for two
+    plain volumes), contact time (dt unless swept), witness slot pair or -1, -1).
+    Writes the pair's triangle pairs at ``tris_out[:, n_tris:]`` where they fit (mode
+    all)."""
+    is_mesh = _i1(ib, cap, IS_MESH)
+    mesh_i = is_mesh[i] != 0
+    mesh_j = is_mesh[j] != 0
+    cap_t = tris_out.shape[1]
+    rel_r = np.empty((3, 3))
+    rel_t = np.empty(3)
+    if mesh_i and mesh_j:
+        wit = np.full(2, -1, np.int64)
+        if first_only:
+            s = _find_key(mem_i, cur, n_mem, key)
+            if s >= 0:
+                wit[0] = mem_i[cur, s, 3]
+                wit[1] = mem_i[cur, s, 4]
+        buf = np.empty((2, 16), np.intp)
+        m, buf = _mesh_mesh(
+            i, j, fb, cap, ib, tf, ti, meta, first_only, wit, rel_r, rel_t, buf
+        )
+        if m > 0 and first_only:
+            return m, dt, buf[0, 0], buf[1, 0]
+        if m > 0 and n_tris + m <= cap_t:
+            tree = _i1(ib, cap, TREE)
+            _, _, _, _, _, order_a = _tree_arrays(tf, ti, meta, tree[i])
+            _, _, _, _, _, order_b = _tree_arrays(tf, ti, meta, tree[j])
+            tris_out[:, n_tris : n_tris + m] = _sorted_face_pairs(
+                buf[0], buf[1], m, order_a, order_b
+            )
+        return m, dt, -1, -1
+    if mesh_i or mesh_j:
+        mo, w = (i, j) if mesh_i else (j, i)
+        _fresh_volume(w, fb, ib, cap, tf, meta)
+        walk = np.empty(2 * meta[_i1(ib, cap, TREE)[mo], M_DEPTH] + 4, np.intp)
+        faces = _mesh_volume(
+            mo, w, fb, ib, cap, tf, ti, meta, first_only, rel_r, rel_t, walk
+        )
+        m = len(faces)
+        if m > 0 and not first_only and n_tris + m <= cap_t:
+            row = 0 if mesh_i else 1
+            tris_out[row, n_tris : n_tris + m] = faces
+            tris_out[1 - row, n_tris : n_tris + m] = -1
+        return m, dt, -1, -1
+    hit_time = dt
+    if swept:
+        kind_i, state_i = _motion_state(i, fb, ib, cap)
+        kind_j, state_j = _motion_state(j, fb, ib, cap)
+        hit_time = first_contact(kind_i, state_i, kind_j, state_j, dt)
+        m = 1 if hit_time <= dt else 0
+    else:
+        _fresh_volume(i, fb, ib, cap, tf, meta)
+        _fresh_volume(j, fb, ib, cap, tf, meta)
+        m = 1 if _volumes_meet(i, j, fb, ib, cap) else 0
+    if m > 0 and not first_only and n_tris + 1 <= cap_t:
+        tris_out[0, n_tris] = -1
+        tris_out[1, n_tris] = -1
+    return m, hit_time, -1, -1
+
+
 # -- the step ----------------------------------------------------------------------------
 
 
@@ -673,8 +831,7 @@ def _trace_pair(out_i, ctl, base, slot, i, j):
 
 @njit(cache=True, nogil=True)
 def step(
-    fb, ib, tf, ti, meta, mem_i, mem_f, ctl, out_i,
-    dt, now, threshold, method, flags,
+    fb, ib, tf, ti, mem_i, ctl, out_i, dt, now, threshold, method, flags,
 ):  # fmt: skip
     """Advance the moving objects by ``dt`` and find every touching pair (see the
     module doc for the buffers). ``flags``: bit 0 ``all`` (every triangle pair, else
@@ -690,6 +847,8 @@ def step(
     and narrow pairs, (2, N) each.
     """
     cap = len(fb) // NF
+    meta = ti[1 : 1 + ti[0] * M_COLS].reshape((ti[0], M_COLS))
+    mem_f = mem_i.view(np.float64)  # column 5 holds the wake-up times
     first_only = (flags & 1) == 0
     tracing = (flags & 2) != 0
     continuous = (flags & 4) != 0 and dt > 0.0
@@ -697,22 +856,26 @@ def step(
     n_dyn = ctl[C_N_DYN]
     n_stat = ctl[C_N_STAT]
     n_moving = ctl[C_N_MOVING]
+    # each view is a reshape (a call into numba's runtime): made once, here
     rot = _f3(fb, cap, ROT, 3, 3)
     trans = _f2(fb, cap, TRANS, 3)
+    vel = _f2(fb, cap, VEL, 3)
+    omega = _f2(fb, cap, OMEGA, 3)
+    acc = _f2(fb, cap, ACC, 3)
+    mc = _f2(fb, cap, MC, 3)
     version = _i1(ib, cap, VERSION)
     if continuous and moves:
         _start_of_step(fb, cap, ctl[C_LISTS : C_LISTS + n_dyn + n_stat])
     if moves and n_moving and dt > 0.0:
         start = C_LISTS + n_dyn + n_stat
-        advance(rot, trans, _f2(fb, cap, VEL, 3), _f2(fb, cap, OMEGA, 3),
-                _f2(fb, cap, ACC, 3), ctl[start : start + n_moving], dt, version)  # fmt: skip
+        advance(rot, trans, vel, omega, acc, ctl[start : start + n_moving], dt, version)
     wc = _f2(fb, cap, WC, 3)
     wr = _f1(fb, cap, WR)
     wbox = _f3(fb, cap, WBOX, 2, 3)
     gbox = _f3(fb, cap, GBOX, 2, 3)
     world_bounds(
         ctl[C_LISTS : C_LISTS + n_dyn + n_stat], version, _i1(ib, cap, BVER), rot,
-        trans, _f2(fb, cap, MC, 3), _f1(fb, cap, MR), _f3(fb, cap, MBOX, 2, 3),
+        trans, mc, _f1(fb, cap, MR), _f3(fb, cap, MBOX, 2, 3),
         0.5 * threshold, wc, wr, wbox, gbox,
     )  # fmt: skip
     if continuous:
@@ -744,26 +907,12 @@ def step(
     mask = _i1(ib, cap, MASK)
     epoch = _i1(ib, cap, EPOCH)
     is_mesh = _i1(ib, cap, IS_MESH)
-    vel = _f2(fb, cap, VEL, 3)
-    omega = _f2(fb, cap, OMEGA, 3)
-    acc = _f2(fb, cap, ACC, 3)
     alpha = _f1(fb, cap, ALPHA)
-    mc = _f2(fb, cap, MC, 3)
     sched_keys = mem_i[cur, :n_mem, 0]
-    sched_wake = mem_f[cur, :n_mem]
+    sched_wake = mem_f[cur, :n_mem, 5]
     sched_epoch = mem_i[cur, :n_mem, 1:3]
-    no_ignore = np.empty(0, np.int64)
     ignore = ctl[C_LISTS + n_dyn + n_stat + n_moving + ctl[C_N_ORDER] :]
-    ignore = ignore[1 : 1 + ignore[0]] if len(ignore) else no_ignore
-
-    rel_r = np.empty((3, 3))
-    rel_t = np.empty(3)
-    depth = 0
-    for t in range(meta.shape[0]):
-        depth = max(depth, meta[t, M_DEPTH])
-    walk = np.empty(2 * depth + 4, np.intp)
-    buf = np.empty((2, 16), np.intp)
-    wit = np.full(2, -1, np.int64)
+    ignore = ignore[1 : 1 + ignore[0]]
     n_new = 0
     n_hits = 0
     n_tris = 0
@@ -787,7 +936,7 @@ def step(
             mem_i[nxt, n_new, 2] = epoch[j]
             mem_i[nxt, n_new, 3] = -1
             mem_i[nxt, n_new, 4] = -1
-            mem_f[nxt, n_new] = wake
+            mem_f[nxt, n_new, 5] = wake
             n_new += 1
         if swept:
             v = CANDIDATE
@@ -798,12 +947,11 @@ def step(
             mem_i[nxt, n_new, 2] = epoch[j]
             mem_i[nxt, n_new, 3] = -1
             mem_i[nxt, n_new, 4] = -1
-            mem_f[nxt, n_new] = wake
+            mem_f[nxt, n_new, 5] = wake
             n_new += 1
             continue
         if v != CANDIDATE:
             continue
-        hit_time = dt
         if mesh_i or mesh_j:
             ctl[C_VOL] += 1
             if tracing:
@@ -816,60 +964,18 @@ def step(
         ctl[C_NARROW] += 1
         if tracing:
             _trace_pair(out_i, ctl, trace_base, 2, i, j)
-        m = 0
-        if mesh_i and mesh_j:
-            wit[0] = -1
-            wit[1] = -1
-            if first_only:
-                s = _find_key(mem_i, cur, n_mem, key)
-                if s >= 0:
-                    wit[0] = mem_i[cur, s, 3]
-                    wit[1] = mem_i[cur, s, 4]
-            m, buf = _mesh_mesh(
-                i, j, fb, cap, ib, tf, ti, meta, first_only, wit, rel_r,
-                rel_t, buf,
-            )  # fmt: skip
-            if m > 0 and first_only:
-                mem_i[nxt, n_new, 0] = key
-                mem_i[nxt, n_new, 1] = epoch[i]
-                mem_i[nxt, n_new, 2] = epoch[j]
-                mem_i[nxt, n_new, 3] = buf[0, 0]
-                mem_i[nxt, n_new, 4] = buf[1, 0]
-                mem_f[nxt, n_new] = -np.inf
-                n_new += 1
-            elif m > 0:
-                tree = _i1(ib, cap, TREE)
-                _, _, _, _, _, order_a = _tree_arrays(tf, ti, meta, tree[i])
-                _, _, _, _, _, order_b = _tree_arrays(tf, ti, meta, tree[j])
-                faces = _sorted_face_pairs(buf[0], buf[1], m, order_a, order_b)
-                if n_tris + m <= cap_t:
-                    tris_out[:, n_tris : n_tris + m] = faces
-        elif mesh_i or mesh_j:
-            mo, w = (i, j) if mesh_i else (j, i)
-            _fresh_volume(w, fb, ib, cap, tf, meta)
-            faces1 = _mesh_volume(
-                mo, w, fb, ib, cap, tf, ti, meta, first_only, rel_r, rel_t, walk
-            )
-            m = len(faces1)
-            if m > 0 and not first_only and n_tris + m <= cap_t:
-                row = 0 if mesh_i else 1
-                tris_out[row, n_tris : n_tris + m] = faces1
-                tris_out[1 - row, n_tris : n_tris + m] = -1
-        elif swept:
-            kind_i, state_i = _motion_state(i, fb, ib, cap)
-            kind_j, state_j = _motion_state(j, fb, ib, cap)
-            hit_time = first_contact(kind_i, state_i, kind_j, state_j, dt)
-            m = 1 if hit_time <= dt else 0
-            if m > 0 and not first_only and n_tris + 1 <= cap_t:
-                tris_out[0, n_tris] = -1
-                tris_out[1, n_tris] = -1
-        else:
-            _fresh_volume(i, fb, ib, cap, tf, meta)
-            _fresh_volume(j, fb, ib, cap, tf, meta)
-            m = 1 if _volumes_meet(i, j, fb, ib, cap) else 0
-            if m > 0 and not first_only and n_tris + 1 <= cap_t:
-                tris_out[0, n_tris] = -1
-                tris_out[1, n_tris] = -1
+        m, hit_time, wit_a, wit_b = _narrow_pair(
+            i, j, key, fb, ib, cap, tf, ti, meta, mem_i, cur, n_mem, first_only,
+            swept, dt, tris_out, n_tris,
+        )  # fmt: skip
+        if m > 0 and wit_a >= 0:
+            mem_i[nxt, n_new, 0] = key
+            mem_i[nxt, n_new, 1] = epoch[i]
+            mem_i[nxt, n_new, 2] = epoch[j]
+            mem_i[nxt, n_new, 3] = wit_a
+            mem_i[nxt, n_new, 4] = wit_b
+            mem_f[nxt, n_new, 5] = -np.inf
+            n_new += 1
         if m == 0:
             continue
         out_i[n_hits] = i
