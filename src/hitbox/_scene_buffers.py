@@ -188,10 +188,7 @@ class SceneBuffers:
         if n == 0:
             return _EMPTY_PAIRS
         cap = int(self.ctl[_ks.C_PAIR_CAP])
-        out = np.empty((2, n), np.intp)
-        out[0] = self.out_i[:n]
-        out[1] = self.out_i[cap : cap + n]
-        return out
+        return self.out_i[: 2 * cap].reshape(2, cap)[:, :n].copy()
 
     def triangles(self, n):
         """(triangles (2, T), offsets (n + 1,)) of the last step (mode "all")."""

@@ -521,7 +521,7 @@ class Scene:
             if all_pairs:
                 tris, offsets = buf.triangles(n)
             else:
-                tris, offsets = _NO_TRIANGLES, np.zeros(n + 1, np.intp)
+                tris, offsets = _NO_TRIANGLES, _zero_offsets(n)
         if self._trace_on:
             self.trace = buf.trace()
         facts = (self._time, len(self._objects), self._n_dyn, self._n_stat,
@@ -727,6 +727,20 @@ class Scene:
 
 
 # -- the twin's exact tests ----------------------------------------------------------------
+
+
+_ZERO_OFFSETS = {}
+
+
+def _zero_offsets(n):
+    """The read-only (n + 1,) zeros of a mode-"any" result, one array per n."""
+    out = _ZERO_OFFSETS.get(n)
+    if out is None:
+        out = np.zeros(n + 1, np.intp)
+        out.flags.writeable = False
+        if len(_ZERO_OFFSETS) < 4096:
+            _ZERO_OFFSETS[n] = out
+    return out
 
 
 def _lift_rows(arr, key):
