@@ -1,5 +1,6 @@
-"""Kernels of the scene pipeline (SPEC §9): motion, world bounds, pretreatment, volumes,
-and the exact triangle tests of the mesh-against-plain-volume narrow phase.
+"""Stages of the scene pipeline (SPEC §9) that the compiled step (:mod:`.scene`) runs:
+motion, world bounds, a pair's pretreatment verdict, relative frames, and the exact
+triangle tests of the mesh-against-plain-volume narrow phase.
 
 Objects are rows of flat per-object tables indexed by object id: ``rot (N, 3, 3)``,
 ``trans (N, 3)``, model bounding spheres ``mc (N, 3)``, ``mr (N,)``, model boxes
@@ -16,9 +17,7 @@ import numpy as np
 from numba import njit
 
 from hitbox._kernels.mixed import within
-from hitbox._kernels.obb import obb_overlap
 from hitbox._kernels.slabs import slab_overlap
-from hitbox._kernels.sphere import sphere_overlap
 
 #: Relative widening of world bounding spheres and boxes (far above rounding).
 PAD = 1e-9
@@ -142,64 +141,7 @@ def world_bounds(
             gbox[o, 1, r] = hi + reach
 
 
-@njit(cache=True, nogil=True)
-def refit_slabs(verts, rot, trans, axes, out):
-    """Slabs ``out (2, S)`` of the vertices moved by (rot, trans), along ``axes (S, 3)``,
-    widened by PAD of their magnitude (an AABB or a k-DOP refit, SPEC §6)."""
-    n_slabs = axes.shape[0]
-    for k in range(n_slabs):
-        out[0, k] = np.inf
-        out[1, k] = -np.inf
-    for v in range(len(verts)):
-        x, y, z = verts[v, 0], verts[v, 1], verts[v, 2]
-        px = trans[0] + rot[0, 0] * x + rot[0, 1] * y + rot[0, 2] * z
-        py = trans[1] + rot[1, 0] * x + rot[1, 1] * y + rot[1, 2] * z
-        pz = trans[2] + rot[2, 0] * x + rot[2, 1] * y + rot[2, 2] * z
-        for k in range(n_slabs):
-            p = axes[k, 0] * px + axes[k, 1] * py + axes[k, 2] * pz
-            out[0, k] = min(out[0, k], p)
-            out[1, k] = max(out[1, k], p)
-    for k in range(n_slabs):
-        pad = PAD * (abs(out[0, k]) + abs(out[1, k]))
-        out[0, k] -= pad
-        out[1, k] += pad
-
-
-# -- pretreatment and broad phase --------------------------------------------------------
-
-
-@njit(cache=True, nogil=True)
-def near_pairs_brute(dyn, stat, boxes, self_pairs):
-    """Every pair of a dynamic object with a dynamic (if ``self_pairs``) or a static one
-    whose ``boxes`` meet (closed); static-static pairs are never formed. Count, then
-    fill; rows i < j, unsorted."""
-    n_self = len(dyn) if self_pairs else 0
-    n = 0
-    for a in range(len(dyn)):
-        i = dyn[a]
-        for b in range(a + 1, n_self):
-            if slab_overlap(boxes, i, boxes, dyn[b]):
-                n += 1
-        for b in range(len(stat)):
-            if slab_overlap(boxes, i, boxes, stat[b]):
-                n += 1
-    out = np.empty((2, n), np.intp)
-    n = 0
-    for a in range(len(dyn)):
-        i = dyn[a]
-        for b in range(a + 1, n_self):
-            j = dyn[b]
-            if slab_overlap(boxes, i, boxes, j):
-                out[0, n] = min(i, j)
-                out[1, n] = max(i, j)
-                n += 1
-        for b in range(len(stat)):
-            j = stat[b]
-            if slab_overlap(boxes, i, boxes, j):
-                out[0, n] = min(i, j)
-                out[1, n] = max(i, j)
-                n += 1
-    return out
+# -- pretreatment ------------------------------------------------------------------------
 
 
 @njit(inline="always")
@@ -294,186 +236,7 @@ def _verdict(
     return BOXES_APART, 0.0
 
 
-@njit(cache=True, nogil=True)
-def pretreat(
-    pairs,
-    group,
-    mask,
-    ignore_keys,
-    wc,
-    wr,
-    wbox,
-    vel,
-    omega,
-    acc,
-    alpha,
-    mc,
-    epoch,
-    sched_keys,
-    sched_wake,
-    sched_epoch,
-    now,
-    threshold,
-):
-    """Sort each near pair (sorted ``(2, n)``) into one verdict (SPEC §9 pretreatment,
-    then the box test).
-
-    FILTERED: groups and masks exclude it, or it is on the ignore list. ASLEEP: an earlier
-    step proved it cannot touch before its wake-up time > now, and neither object was
-    moved by hand since (epochs unchanged); nothing else is computed for it. FAR: its
-    bounding spheres are more than ``threshold`` apart. SCHEDULED: they are apart by a
-    gap 0 < gap <= threshold, so the pair sleeps until now + the least time in which the
-    gap can close (seed 003's lambda): the two centres approach at most at the sum of
-    their speed bounds, which grows at most at the sum of their acceleration bounds.
-    BOXES_APART / CANDIDATE: the spheres meet; the world boxes decide.
-
-    Returns (counts (6,) per verdict, candidates (2, m), and the new schedule: the sorted
-    keys, wake-up times and (epoch_i, epoch_j) of every ASLEEP or SCHEDULED pair).
-    """
-    n = pairs.shape[1]
-    verdict = np.empty(n, np.int8)
-    wake = np.empty(n)
-    counts = np.zeros(6, np.intp)
-    for q in range(n):
-        v, w = _verdict(
-            pairs[0, q],
-            pairs[1, q],
-            group,
-            mask,
-            ignore_keys,
-            wc,
-            wr,
-            wbox,
-            vel,
-            omega,
-            acc,
-            alpha,
-            mc,
-            epoch,
-            sched_keys,
-            sched_wake,
-            sched_epoch,
-            now,
-            threshold,
-        )
-        verdict[q] = v
-        wake[q] = w
-        counts[v] += 1
-    cand = np.empty((2, counts[CANDIDATE]), np.intp)
-    n_sleep = counts[ASLEEP] + counts[SCHEDULED]
-    keys = np.empty(n_sleep, np.int64)
-    wakes = np.empty(n_sleep)
-    epochs = np.empty((n_sleep, 2), np.int64)
-    c = 0
-    z = 0
-    for q in range(n):
-        i = pairs[0, q]
-        j = pairs[1, q]
-        if verdict[q] == CANDIDATE:
-            cand[0, c] = i
-            cand[1, c] = j
-            c += 1
-        elif verdict[q] == ASLEEP or verdict[q] == SCHEDULED:
-            keys[z] = (i << 32) | j
-            wakes[z] = wake[q]
-            epochs[z, 0] = epoch[i]
-            epochs[z, 1] = epoch[j]
-            z += 1
-    return counts, cand, keys, wakes, epochs
-
-
-# -- per-object volumes (the cross-kind pairs use hitbox._kernels.mixed's filters) ------
-
-
-@njit(cache=True, nogil=True)
-def world_volumes(
-    ids,
-    version,
-    vol_version,
-    is_mesh,
-    vkind,
-    rot,
-    trans,
-    wc,
-    wr,
-    sc,
-    sr,
-    sh,
-    sq,
-    sph_center,
-    sph_radius,
-    obb_center,
-    obb_half,
-    obb_rot,
-):
-    """Bring the sphere and OBB volumes of ``ids`` up to their pose; return the ids of
-    stale AABB and k-DOP volumes (refit from the vertices by the caller).
-
-    A mesh's sphere volume is its (padded) world bounding sphere; its OBB is the model
-    OBB ``(sc, sh, sq)`` moved exactly, widened by PAD. A plain sphere (centre ``sc``,
-    radius ``sr``) or box (``sc, sh, sq``) is moved exactly: it is its own volume, and the
-    shape the narrow phase tests.
-    """
-    slabs = np.empty(len(ids), np.intp)
-    n = 0
-    for o in ids:
-        if vol_version[o] == version[o]:
-            continue
-        kind = vkind[o]
-        if kind != SPHERE and kind != OBB:
-            slabs[n] = o
-            n += 1
-            continue
-        vol_version[o] = version[o]
-        if kind == SPHERE and is_mesh[o]:
-            for r in range(3):
-                sph_center[o, r] = wc[o, r]
-            sph_radius[o] = wr[o]
-            continue
-        mag = 0.0
-        for r in range(3):
-            x = trans[o, r] + rot[o, r, 0] * sc[o, 0] + rot[o, r, 1] * sc[o, 1]
-            x = x + rot[o, r, 2] * sc[o, 2]
-            mag = max(mag, abs(x))
-            if kind == SPHERE:
-                sph_center[o, r] = x
-            else:
-                obb_center[o, r] = x
-        if kind == SPHERE:
-            sph_radius[o] = sr[o]
-            continue
-        for r in range(3):
-            for c in range(3):
-                obb_rot[o, r, c] = (
-                    rot[o, r, 0] * sq[o, 0, c]
-                    + rot[o, r, 1] * sq[o, 1, c]
-                    + rot[o, r, 2] * sq[o, 2, c]
-                )
-        pad = PAD * (mag + sh[o, 0] + sh[o, 1] + sh[o, 2]) if is_mesh[o] else 0.0
-        for r in range(3):
-            obb_half[o, r] = sh[o, r] + pad
-    return slabs[:n]
-
-
-@njit(cache=True, nogil=True)
-def order_pairs(pairs, vkind):
-    """Each pair with its lower volume kind first, and its kind code ``8 ka + kb``:
-    (cand (2, n), code (n,), whether every code is the same)."""
-    n = pairs.shape[1]
-    cand = np.empty((2, n), np.intp)
-    code = np.empty(n, np.intp)
-    same = True
-    for q in range(n):
-        i = pairs[0, q]
-        j = pairs[1, q]
-        if vkind[i] > vkind[j]:
-            i, j = j, i
-        cand[0, q] = i
-        cand[1, q] = j
-        code[q] = 8 * vkind[i] + vkind[j]
-        if code[q] != code[0]:
-            same = False
-    return cand, code, same
+# -- frames ------------------------------------------------------------------------------
 
 
 @njit(cache=True, nogil=True)
@@ -494,36 +257,6 @@ def relative(rot, trans, i, j):
         out[r, 3] = rot[i, 0, r] * d0 + rot[i, 1, r] * d1 + rot[i, 2, r] * d2
     out[3, 3] = 1.0
     return out
-
-
-@njit(cache=True, nogil=True)
-def filter_spheres(s, cand, keep):
-    """keep[n]: do spheres cand[0, n] and cand[1, n] of one table overlap?"""
-    for n in range(cand.shape[1]):
-        keep[n] = sphere_overlap(s, cand[0, n], s, cand[1, n])
-
-
-@njit(cache=True, nogil=True)
-def filter_obbs(o, cand, keep):
-    """keep[n]: do OBBs cand[0, n] and cand[1, n] of one table overlap?"""
-    for n in range(cand.shape[1]):
-        keep[n] = obb_overlap(o, cand[0, n], o, cand[1, n])
-
-
-@njit(cache=True, nogil=True)
-def filter_slabs(a, b, n_slabs, cand, keep):
-    """keep[n]: do slab sets a[cand[0, n]] and b[cand[1, n]] meet on their first
-    ``n_slabs`` slabs? All of them for one kind; x, y, z (their boxes: conservative) for
-    k-DOPs of two different K."""
-    for n in range(cand.shape[1]):
-        i = cand[0, n]
-        j = cand[1, n]
-        ok = True
-        for k in range(n_slabs):
-            if max(a[i, 0, k], b[j, 0, k]) > min(a[i, 1, k], b[j, 1, k]):
-                ok = False
-                break
-        keep[n] = ok
 
 
 # -- exact triangle tests ----------------------------------------------------------------

@@ -206,6 +206,18 @@ def _tree_arrays(tf, ti, meta, t):
 
 
 @njit(inline="always")
+def _remember(mem_i, mem_f, nxt, n, key, epoch, i, j, wit_a, wit_b, wake):
+    """Row n of the next memory: pair (i, j)'s epochs, witness and wake-up time."""
+    mem_i[nxt, n, 0] = key
+    mem_i[nxt, n, 1] = epoch[i]
+    mem_i[nxt, n, 2] = epoch[j]
+    mem_i[nxt, n, 3] = wit_a
+    mem_i[nxt, n, 4] = wit_b
+    mem_f[nxt, n, 5] = wake
+    return n + 1
+
+
+@njit(inline="always")
 def _find_key(mem_i, cur, n, key):
     """Row of ``key`` in the current memory (sorted on column 0), or -1."""
     lo = 0
@@ -931,24 +943,12 @@ def step(
         mesh_j = is_mesh[j] != 0
         swept = continuous and not (mesh_i or mesh_j) and v != FILTERED and v != ASLEEP
         if swept and v == SCHEDULED:  # sleeps from the end of the step on, as usual
-            mem_i[nxt, n_new, 0] = key
-            mem_i[nxt, n_new, 1] = epoch[i]
-            mem_i[nxt, n_new, 2] = epoch[j]
-            mem_i[nxt, n_new, 3] = -1
-            mem_i[nxt, n_new, 4] = -1
-            mem_f[nxt, n_new, 5] = wake
-            n_new += 1
+            n_new = _remember(mem_i, mem_f, nxt, n_new, key, epoch, i, j, -1, -1, wake)
         if swept:
             v = CANDIDATE
         ctl[C_COUNTS + v] += 1
         if v == ASLEEP or v == SCHEDULED:
-            mem_i[nxt, n_new, 0] = key
-            mem_i[nxt, n_new, 1] = epoch[i]
-            mem_i[nxt, n_new, 2] = epoch[j]
-            mem_i[nxt, n_new, 3] = -1
-            mem_i[nxt, n_new, 4] = -1
-            mem_f[nxt, n_new, 5] = wake
-            n_new += 1
+            n_new = _remember(mem_i, mem_f, nxt, n_new, key, epoch, i, j, -1, -1, wake)
             continue
         if v != CANDIDATE:
             continue
@@ -969,13 +969,9 @@ def step(
             swept, dt, tris_out, n_tris,
         )  # fmt: skip
         if m > 0 and wit_a >= 0:
-            mem_i[nxt, n_new, 0] = key
-            mem_i[nxt, n_new, 1] = epoch[i]
-            mem_i[nxt, n_new, 2] = epoch[j]
-            mem_i[nxt, n_new, 3] = wit_a
-            mem_i[nxt, n_new, 4] = wit_b
-            mem_f[nxt, n_new, 5] = -np.inf
-            n_new += 1
+            n_new = _remember(
+                mem_i, mem_f, nxt, n_new, key, epoch, i, j, wit_a, wit_b, -np.inf
+            )
         if m == 0:
             continue
         out_i[n_hits] = i
