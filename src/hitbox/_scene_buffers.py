@@ -224,6 +224,10 @@ class SceneBuffers:
             ).astype(np.intp)
         return out
 
+    def horizon(self):
+        """The last step's quiet horizon (see the step kernel)."""
+        return float(self.ctl[_ks.C_HORIZON :].view(np.float64)[0])
+
     def counts(self):
         """The last step's counts: verdicts (6), near, volume pairs, volume passes,
         narrow tests, touching pairs."""

@@ -250,6 +250,12 @@ class Scene:
         self._lists_dirty = True
         self._threshold_value = 0.0 if threshold is None else threshold
         self._sweep = _ks.BRUTE
+        # quiet steps: until this time no pair can touch (the last run proved it), so a
+        # step only queues its motion, replayed step by step when anything looks
+        self._horizon = -math.inf
+        self._pending = []
+        self._quiet_counts = None
+        self._moving = np.empty(0, np.intp)
 
     # -- objects -------------------------------------------------------------------------
 
@@ -296,6 +302,7 @@ class Scene:
             from every vertex. Plain volumes are their own volume.
         name : str, optional
         """
+        self._changed()
         if self.dim == 2:
             shape = lift_shape2(shape)
             pose = None if pose is None else lift_pose2(pose)
@@ -326,6 +333,7 @@ class Scene:
     def remove(self, id):
         """Remove an object; its id becomes unknown."""
         i = self._check_id(id)
+        self._changed()
         del self._objects[i]
         self._t["epoch"][i] += 1
         if len(self._ignore):
@@ -336,6 +344,7 @@ class Scene:
     def set_pose(self, id, pose):
         """Move an object by hand (static objects too); wakes every pair it is in."""
         i = self._check_id(id)
+        self._changed()
         rot, trans = check_pose(lift_pose2(pose) if self.dim == 2 else pose)
         t = self._t
         t["rot"][i], t["trans"][i] = rot, trans
@@ -347,6 +356,7 @@ class Scene:
         and ``poses (K, 4, 4)`` rigid poses (rotations snapped as :meth:`add` does).
         Wakes every pair of each. Nothing moves unless every id and pose is valid."""
         idx = self._check_ids(ids)
+        self._changed()
         if self.dim == 2:
             poses = lift_poses2(poses)
         linear, trans, _ = v.as_transforms(poses, "poses", rigid=True)
@@ -369,6 +379,7 @@ class Scene:
         """Change a dynamic object's motion (arguments left as None keep their value);
         wakes every pair it is in."""
         i = self._check_id(id)
+        self._changed()
         if self.dim == 2:
             velocity = lift_vector2(velocity, "velocity")
             angular_velocity = lift_spin2(angular_velocity)
@@ -386,6 +397,7 @@ class Scene:
         ``(K, 3)`` arrays, None keeps the current values; wakes their pairs. Nothing
         changes unless every argument is valid."""
         idx = self._check_ids(ids)
+        self._changed()
         new = {}
         for key, value, name in (
             ("vel", velocities, "velocities"),
@@ -420,6 +432,7 @@ class Scene:
     def pose(self, id):
         """The object's current (4, 4) pose."""
         i = self._check_id(id)
+        self._materialize()
         rot, trans = self._t["rot"][i], self._t["trans"][i]
         if self.dim == 2:
             return lower_pose2(rot, trans)
@@ -489,16 +502,44 @@ class Scene:
             v.check_choice(mode, "mode", MODES)
         if continuous is not False and not isinstance(continuous, bool | np.bool_):
             raise TypeError(f"continuous must be a bool, got {type(continuous).__name__}")
+        if self._time + dt < self._horizon and not continuous:
+            return self._quiet(dt)
         return self._run(dt, mode, bool(continuous))
 
     def query(self, mode="any"):
         """Every touching pair now, without moving anything: a :class:`StepResult`."""
         if mode != "any":
             v.check_choice(mode, "mode", MODES)
+        if self._time < self._horizon:
+            return self._quiet(0.0)
         return self._run(0.0, mode)
+
+    def _quiet(self, dt):
+        """A step before the quiet horizon: its motion queued, no pair touching."""
+        start = time.perf_counter()
+        self._time += dt
+        if dt > 0.0:
+            self._pending.append(dt)
+        facts = (self._time, len(self._objects), self._n_dyn, self._n_stat,
+                 self._quiet_counts, time.perf_counter() - start)  # fmt: skip
+        return StepResult(_NO_TRIANGLES, _NO_TRIANGLES, _NO_OFFSETS, facts)
+
+    def _materialize(self):
+        """Replay the queued motion of quiet steps, one step at a time."""
+        if self._pending:
+            t = self._t
+            _k.advance_steps(t["rot"], t["trans"], t["vel"], t["omega"], t["acc"],
+                             self._moving, np.array(self._pending), t["version"])  # fmt: skip
+            self._pending.clear()
+
+    def _changed(self):
+        """Before a change by hand: the motion so far, and no quiet horizon."""
+        self._materialize()
+        self._horizon = -math.inf
 
     def _run(self, dt, mode, continuous=False):
         start = time.perf_counter()
+        self._materialize()
         if self._lists_dirty:
             self._refresh_lists()
         buf = self._buf
@@ -514,6 +555,13 @@ class Scene:
         )  # fmt: skip
         if n < 0:
             n = buf.run_again(dt, self._time, self._threshold_value, self._sweep, flags)
+        counts = buf.counts()
+        self._horizon = -math.inf if self._trace_on else buf.horizon()
+        if self._horizon > self._time:
+            quiet = counts.copy()
+            quiet[_k.ASLEEP] += quiet[_k.SCHEDULED]
+            quiet[_k.SCHEDULED] = 0
+            self._quiet_counts = quiet
         if n == 0:
             pairs, tris, offsets = _NO_TRIANGLES, _NO_TRIANGLES, _NO_OFFSETS
         else:
@@ -525,7 +573,7 @@ class Scene:
         if self._trace_on:
             self.trace = buf.trace()
         facts = (self._time, len(self._objects), self._n_dyn, self._n_stat,
-                 buf.counts(), time.perf_counter() - start)  # fmt: skip
+                 counts, time.perf_counter() - start)  # fmt: skip
         result = StepResult(pairs, tris, offsets, facts)
         if continuous:
             result.toi = buf.contact_times(n)
@@ -536,6 +584,7 @@ class Scene:
         and the ignore list allow, tested exactly with no pretreatment, no broad phase,
         no volumes and no BVH (meshes: every triangle pair). Schedules are untouched."""
         mode = v.check_choice(mode, "mode", MODES)
+        self._materialize()
         self._refresh_lists()
         ids = self._ids
         t = self._t
@@ -717,7 +766,8 @@ class Scene:
         self._n_dyn, self._n_stat = len(dyn), len(stat)
         brute = self._method == "brute" or (self._method == "auto" and len(dyn) <= SMALL)
         self._sweep = _ks.BRUTE if brute else _ks.SAP
-        self._buf.set_lists(dyn, stat, dyn[moving], ids, self._ignore)
+        self._moving = np.ascontiguousarray(dyn[moving])
+        self._buf.set_lists(dyn, stat, self._moving, ids, self._ignore)
         if self._threshold is None:
             value = float(np.median(2.0 * t["mr"][ids])) if len(ids) else 0.0
             if value != self._threshold_value:

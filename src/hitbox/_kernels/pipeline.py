@@ -81,6 +81,14 @@ def advance(rot, trans, vel, omega, acc, idx, dt, version):
         _orthonormalise(out, rot[o])
 
 
+@njit(cache=True, nogil=True)
+def advance_steps(rot, trans, vel, omega, acc, idx, dts, version):
+    """:func:`advance` once per step of ``dts``, in order: the very arithmetic of those
+    steps taken one at a time."""
+    for dt in dts:
+        advance(rot, trans, vel, omega, acc, idx, dt, version)
+
+
 @njit(inline="always")
 def _orthonormalise(m, dest):
     """dest = 1.5 m - 0.5 m m^T m: one Newton-Schulz step towards the nearest rotation."""

@@ -54,6 +54,7 @@ from hitbox._kernels.pipeline import (
     AABB,
     ASLEEP,
     CANDIDATE,
+    FAR,
     FILTERED,
     KDOP14,
     KDOP18,
@@ -61,8 +62,10 @@ from hitbox._kernels.pipeline import (
     PAD,
     SCHEDULED,
     SPHERE,
+    WAKE_SAFETY,
     _verdict,
     advance,
+    time_to_close,
     triangle_box,
     triangle_sphere,
     world_bounds,
@@ -134,7 +137,7 @@ C_CUR, C_MEM_N, C_MEM_CAP, C_PAIR_CAP, C_TRI_CAP, C_TRACE_CAP = 0, 1, 2, 3, 4, 5
 C_COUNTS = 8  # 6 verdict counts (pipeline.FILTERED..CANDIDATE) from here
 C_NEAR, C_VOL, C_VOL_PASSED, C_NARROW, C_HITS, C_TRIS = 14, 15, 16, 17, 18, 19
 C_TRACE_NEAR, C_TRACE_VOL, C_TRACE_NARROW = 20, 21, 22
-C_NEED_MEM, C_NEED_PAIRS, C_NEED_TRIS, C_NEED_TRACE = 24, 25, 26, 27
+C_NEED_MEM, C_NEED_PAIRS, C_NEED_TRIS, C_NEED_TRACE, C_HORIZON = 24, 25, 26, 27, 28
 C_N_DYN, C_N_STAT, C_N_MOVING, C_N_ORDER, C_LISTS = 32, 33, 34, 35, 40
 
 #: Broad-phase methods: every dynamic pair, or sort-and-sweep on x with a kept order.
@@ -826,6 +829,30 @@ def _narrow_pair(
     return m, hit_time, -1, -1
 
 
+@njit(inline="always")
+def _far_time(fb, cap, ctl, threshold):
+    """Least time in which any pair more than ``threshold`` apart can touch: every
+    point of a moving object moves at most |v| + |w| (|mc| + mr), speeding up by at
+    most |a| + alpha (|mc| + mr)."""
+    start = C_LISTS + ctl[C_N_DYN] + ctl[C_N_STAT]
+    vel = _f2(fb, cap, VEL, 3)
+    omega = _f2(fb, cap, OMEGA, 3)
+    acc = _f2(fb, cap, ACC, 3)
+    mc = _f2(fb, cap, MC, 3)
+    mr = _f1(fb, cap, MR)
+    alpha = _f1(fb, cap, ALPHA)
+    speed = 0.0
+    accel = 0.0
+    for o in ctl[start : start + ctl[C_N_MOVING]]:
+        arm = math.sqrt(mc[o, 0] ** 2 + mc[o, 1] ** 2 + mc[o, 2] ** 2) + mr[o]
+        v = math.sqrt(vel[o, 0] ** 2 + vel[o, 1] ** 2 + vel[o, 2] ** 2)
+        w = math.sqrt(omega[o, 0] ** 2 + omega[o, 1] ** 2 + omega[o, 2] ** 2)
+        a = math.sqrt(acc[o, 0] ** 2 + acc[o, 1] ** 2 + acc[o, 2] ** 2)
+        speed = max(speed, v + w * arm)
+        accel = max(accel, a + alpha[o] * arm)
+    return time_to_close(threshold, 2.0 * speed, 2.0 * accel) * (1.0 - WAKE_SAFETY)
+
+
 # -- the step ----------------------------------------------------------------------------
 
 
@@ -852,6 +879,10 @@ def step(
     the end of the step), bit 3 "moved already" (the motion of this step is done).
     Returns the number of touching pairs, or -1 when a buffer is too small
     (``ctl[C_NEED_*]`` say how large; nothing but poses and bounds has changed).
+    ``ctl[C_HORIZON]`` gets (float64 bits) the quiet horizon: no pair can touch before
+    it (the least wake-up time of the sleeping pairs, and the time the pairs farther
+    apart than ``threshold`` need to close it), or -inf when a pair was near enough to
+    be tested.
 
     ``out_i`` holds, at capacities P = ctl[C_PAIR_CAP], T = ctl[C_TRI_CAP] and
     N = ctl[C_TRACE_CAP]: pairs (2, P), offsets (P + 1), contact times (P, float64
@@ -928,6 +959,8 @@ def step(
     n_new = 0
     n_hits = 0
     n_tris = 0
+    horizon = np.inf  # no pair can touch before this time (the quiet horizon)
+    far = False
     tris_out = out_i[tri_base : tri_base + 2 * cap_t].reshape((2, cap_t))
     for q in range(n_near):
         key = keys[q]
@@ -947,6 +980,12 @@ def step(
         if swept:
             v = CANDIDATE
         ctl[C_COUNTS + v] += 1
+        if v == ASLEEP or v == SCHEDULED:
+            horizon = min(horizon, wake)
+        elif v == FAR:
+            far = True
+        elif v != FILTERED:
+            horizon = -np.inf  # a pair near enough to be tested: no quiet steps
         if v == ASLEEP or v == SCHEDULED:
             n_new = _remember(mem_i, mem_f, nxt, n_new, key, epoch, i, j, -1, -1, wake)
             continue
@@ -987,6 +1026,10 @@ def step(
     if n_tris > cap_t:
         ctl[C_NEED_TRIS] = n_tris
         return -1
+    formable = n_dyn * (n_dyn - 1) // 2 + n_dyn * n_stat
+    if far or n_near < formable:
+        horizon = min(horizon, now + _far_time(fb, cap, ctl, threshold))
+    ctl[C_HORIZON:].view(np.float64)[0] = horizon if not continuous else -np.inf
     ctl[C_CUR] = nxt
     ctl[C_MEM_N] = n_new
     return n_hits
