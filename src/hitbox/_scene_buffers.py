@@ -141,6 +141,15 @@ class SceneBuffers:
         ctl[_ks.C_N_MOVING] = len(moving)
         ctl[_ks.C_N_ORDER] = len(order)
         self.ctl = ctl
+        self._views()
+
+    def _views(self):
+        """Views of the control block and the output that each step reads (a slice and
+        a view cost more than the reading)."""
+        cap = int(self.ctl[_ks.C_PAIR_CAP])
+        self._counts = self.ctl[_ks.C_COUNTS : _ks.C_HITS + 1]
+        self._horizon = self.ctl[_ks.C_HORIZON : _ks.C_HORIZON + 1].view(np.float64)
+        self._pairs = self.out_i[: 2 * cap].reshape(2, cap)
 
     def forget_pairs(self):
         """Drop every pair's sleep and witness (the schedule starts afresh)."""
@@ -160,6 +169,7 @@ class SceneBuffers:
         self.ctl[_ks.C_PAIR_CAP] = pairs
         self.ctl[_ks.C_TRI_CAP] = tris
         self.ctl[_ks.C_TRACE_CAP] = trace
+        self._views()
 
     # -- the step ------------------------------------------------------------------------
 
@@ -187,8 +197,7 @@ class SceneBuffers:
         """(2, n) touching object pairs of the last step."""
         if n == 0:
             return _EMPTY_PAIRS
-        cap = int(self.ctl[_ks.C_PAIR_CAP])
-        return self.out_i[: 2 * cap].reshape(2, cap)[:, :n].copy()
+        return self._pairs[:, :n].copy()
 
     def triangles(self, n):
         """(triangles (2, T), offsets (n + 1,)) of the last step (mode "all")."""
@@ -226,9 +235,9 @@ class SceneBuffers:
 
     def horizon(self):
         """The last step's quiet horizon (see the step kernel)."""
-        return float(self.ctl[_ks.C_HORIZON :].view(np.float64)[0])
+        return float(self._horizon[0])
 
     def counts(self):
         """The last step's counts: verdicts (6), near, volume pairs, volume passes,
         narrow tests, touching pairs."""
-        return self.ctl[_ks.C_COUNTS : _ks.C_HITS + 1].tolist()
+        return self._counts.tolist()
