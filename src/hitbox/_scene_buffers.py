@@ -10,14 +10,15 @@ already, which changes nothing twice.
 import numpy as np
 
 from hitbox._kernels import scene as _ks
+from hitbox._kernels import scene_layout as _kl
 
 _EMPTY_PAIRS = np.empty((2, 0), np.intp)
 _ZERO_OFFSETS = np.zeros(1, np.intp)
 _EMPTY_PAIRS.flags.writeable = _ZERO_OFFSETS.flags.writeable = False
 
-_F_WIDTH = [int(np.prod(shape, dtype=np.int64)) for _, shape in _ks.F_FIELDS]
+_F_WIDTH = [int(np.prod(shape, dtype=np.int64)) for _, shape in _kl.F_FIELDS]
 _F_OFFSET = np.concatenate([[0], np.cumsum(_F_WIDTH)]).astype(int)
-assert _F_OFFSET[-1] == _ks.NF and len(_ks.I_FIELDS) == _ks.NI
+assert _F_OFFSET[-1] == _kl.NF and len(_kl.I_FIELDS) == _kl.NI
 
 
 def _parents(first, count):
@@ -49,7 +50,7 @@ class SceneBuffers:
         self.tree_f = np.zeros(0)
         self.tree_i = np.zeros(1, np.int64)  # no trees
         self.mem_i = np.zeros((2, 0, 6), np.int64)
-        self.ctl = np.zeros(_ks.C_LISTS + 1, np.int64)
+        self.ctl = np.zeros(_kl.C_LISTS + 1, np.int64)
         self.out_i = np.zeros(0, np.int64)
         self._size_output(16, 64, 0)
         self._size_memory(16)
@@ -59,14 +60,14 @@ class SceneBuffers:
     def grow(self, cap):
         """Tables of ``cap`` rows, the old rows kept."""
         old, old_views = self.cap, self.views
-        fbuf = np.zeros(cap * _ks.NF)
-        ibuf = np.zeros(cap * _ks.NI, np.int64)
+        fbuf = np.zeros(cap * _kl.NF)
+        ibuf = np.zeros(cap * _kl.NI, np.int64)
         views = {}
         for (name, shape), off, width in zip(
-            _ks.F_FIELDS, _F_OFFSET, _F_WIDTH, strict=False
+            _kl.F_FIELDS, _F_OFFSET, _F_WIDTH, strict=False
         ):
             views[name] = fbuf[cap * off : cap * (off + width)].reshape((cap, *shape))
-        for k, name in enumerate(_ks.I_FIELDS):
+        for k, name in enumerate(_kl.I_FIELDS):
             views[name] = ibuf[cap * k : cap * (k + 1)]
         views["group"] = views["group"].view(np.uint64)
         views["mask"] = views["mask"].view(np.uint64)
@@ -97,32 +98,32 @@ class SceneBuffers:
 
     def _pack_trees(self):
         n_trees = len(self._trees)
-        floats, ints, meta = [], [], np.zeros((n_trees, _ks.M_COLS), np.int64)
+        floats, ints, meta = [], [], np.zeros((n_trees, _kl.M_COLS), np.int64)
         f_at = 0
         i_at = 1 + meta.size  # after the count and the table
         for t, (mesh, verts) in enumerate(self._trees):
             bv0, bv1, bv2, first, count, tris, sbox, depth, mag = mesh._args
             parts = (
-                (_ks.M_BV0, bv0), (_ks.M_BV1, bv1), (_ks.M_BV2, bv2),
-                (_ks.M_NBOX, mesh.bvh.node_box), (_ks.M_TRIS, tris),
-                (_ks.M_SBOX, sbox), (_ks.M_VERT, verts),
-                (_ks.M_MAG, np.array([mag], dtype=np.float64)),
+                (_kl.M_BV0, bv0), (_kl.M_BV1, bv1), (_kl.M_BV2, bv2),
+                (_kl.M_NBOX, mesh.bvh.node_box), (_kl.M_TRIS, tris),
+                (_kl.M_SBOX, sbox), (_kl.M_VERT, verts),
+                (_kl.M_MAG, np.array([mag], dtype=np.float64)),
             )  # fmt: skip
             for col, arr in parts:
                 meta[t, col] = f_at
                 floats.append(np.ravel(arr))
                 f_at += arr.size
             parent, leaf = _parents(first, count)
-            for col, arr in ((_ks.M_FIRST, first), (_ks.M_COUNT, count),
-                             (_ks.M_ORDER, mesh.bvh.prim_order),
-                             (_ks.M_PARENT, parent), (_ks.M_LEAF, leaf)):  # fmt: skip
+            for col, arr in ((_kl.M_FIRST, first), (_kl.M_COUNT, count),
+                             (_kl.M_ORDER, mesh.bvh.prim_order),
+                             (_kl.M_PARENT, parent), (_kl.M_LEAF, leaf)):  # fmt: skip
                 meta[t, col] = i_at
                 ints.append(arr.astype(np.int64))
                 i_at += arr.size
-            meta[t, _ks.M_NODES] = len(first)
-            meta[t, _ks.M_SLOTS] = len(tris)
-            meta[t, _ks.M_VERTS] = len(verts)
-            meta[t, _ks.M_DEPTH] = depth
+            meta[t, _kl.M_NODES] = len(first)
+            meta[t, _kl.M_SLOTS] = len(tris)
+            meta[t, _kl.M_VERTS] = len(verts)
+            meta[t, _kl.M_DEPTH] = depth
         # read-only, as the meshes' own arrays: the step's tree walk then types as the
         # very kernel TriangleMesh.intersect_many runs, compiled once per process
         self.tree_f = np.concatenate(floats).astype(np.float64)
@@ -133,42 +134,42 @@ class SceneBuffers:
 
     def set_lists(self, dyn, stat, moving, order, ignore):
         """Write the id lists into the control block (keeping its counts)."""
-        head = self.ctl[: _ks.C_LISTS].copy()
+        head = self.ctl[: _kl.C_LISTS].copy()
         body = [dyn, stat, moving, order, [len(ignore)], ignore]
         ctl = np.concatenate([head, *[np.asarray(b, np.int64) for b in body]])
-        ctl[_ks.C_N_DYN] = len(dyn)
-        ctl[_ks.C_N_STAT] = len(stat)
-        ctl[_ks.C_N_MOVING] = len(moving)
-        ctl[_ks.C_N_ORDER] = len(order)
+        ctl[_kl.C_N_DYN] = len(dyn)
+        ctl[_kl.C_N_STAT] = len(stat)
+        ctl[_kl.C_N_MOVING] = len(moving)
+        ctl[_kl.C_N_ORDER] = len(order)
         self.ctl = ctl
         self._views()
 
     def _views(self):
         """Views of the control block and the output that each step reads (a slice and
         a view cost more than the reading)."""
-        cap = int(self.ctl[_ks.C_PAIR_CAP])
-        self._counts = self.ctl[_ks.C_COUNTS : _ks.C_HITS + 1]
-        self._horizon = self.ctl[_ks.C_HORIZON : _ks.C_HORIZON + 1].view(np.float64)
+        cap = int(self.ctl[_kl.C_PAIR_CAP])
+        self._counts = self.ctl[_kl.C_COUNTS : _kl.C_HITS + 1]
+        self._horizon = self.ctl[_kl.C_HORIZON : _kl.C_HORIZON + 1].view(np.float64)
         self._pairs = self.out_i[: 2 * cap].reshape(2, cap)
 
     def forget_pairs(self):
         """Drop every pair's sleep and witness (the schedule starts afresh)."""
-        self.ctl[_ks.C_MEM_N] = 0
+        self.ctl[_kl.C_MEM_N] = 0
 
     def _size_memory(self, cap):
         ctl = self.ctl
-        n, cur = ctl[_ks.C_MEM_N], ctl[_ks.C_CUR]
+        n, cur = ctl[_kl.C_MEM_N], ctl[_kl.C_CUR]
         mem_i = np.zeros((2, cap, 6), np.int64)
         mem_i[0, :n] = self.mem_i[cur, :n]
         self.mem_i = mem_i
-        ctl[_ks.C_CUR] = 0
-        ctl[_ks.C_MEM_CAP] = cap
+        ctl[_kl.C_CUR] = 0
+        ctl[_kl.C_MEM_CAP] = cap
 
     def _size_output(self, pairs, tris, trace):
         self.out_i = np.zeros(4 * pairs + 1 + 2 * tris + 6 * trace, np.int64)
-        self.ctl[_ks.C_PAIR_CAP] = pairs
-        self.ctl[_ks.C_TRI_CAP] = tris
-        self.ctl[_ks.C_TRACE_CAP] = trace
+        self.ctl[_kl.C_PAIR_CAP] = pairs
+        self.ctl[_kl.C_TRI_CAP] = tris
+        self.ctl[_kl.C_TRACE_CAP] = trace
         self._views()
 
     # -- the step ------------------------------------------------------------------------
@@ -180,12 +181,12 @@ class SceneBuffers:
         flags |= 8
         while True:
             ctl = self.ctl
-            if ctl[_ks.C_NEED_MEM] > ctl[_ks.C_MEM_CAP]:
-                self._size_memory(2 * int(ctl[_ks.C_NEED_MEM]))
-            pairs = max(int(ctl[_ks.C_PAIR_CAP]), 2 * int(ctl[_ks.C_NEED_PAIRS]))
-            tris = max(int(ctl[_ks.C_TRI_CAP]), 2 * int(ctl[_ks.C_NEED_TRIS]))
-            trace = max(int(ctl[_ks.C_TRACE_CAP]), 2 * int(ctl[_ks.C_NEED_TRACE]))
-            self._size_output(pairs, tris, trace if flags & 2 else ctl[_ks.C_TRACE_CAP])
+            if ctl[_kl.C_NEED_MEM] > ctl[_kl.C_MEM_CAP]:
+                self._size_memory(2 * int(ctl[_kl.C_NEED_MEM]))
+            pairs = max(int(ctl[_kl.C_PAIR_CAP]), 2 * int(ctl[_kl.C_NEED_PAIRS]))
+            tris = max(int(ctl[_kl.C_TRI_CAP]), 2 * int(ctl[_kl.C_NEED_TRIS]))
+            trace = max(int(ctl[_kl.C_TRACE_CAP]), 2 * int(ctl[_kl.C_NEED_TRACE]))
+            self._size_output(pairs, tris, trace if flags & 2 else ctl[_kl.C_TRACE_CAP])
             n = _ks.step(
                 self.fbuf, self.ibuf, self.tree_f, self.tree_i, self.mem_i, self.ctl,
                 self.out_i, dt, now, threshold, method, flags,
@@ -203,8 +204,8 @@ class SceneBuffers:
         """(triangles (2, T), offsets (n + 1,)) of the last step (mode "all")."""
         if n == 0:
             return _EMPTY_PAIRS, _ZERO_OFFSETS
-        cap = int(self.ctl[_ks.C_PAIR_CAP])
-        cap_t = int(self.ctl[_ks.C_TRI_CAP])
+        cap = int(self.ctl[_kl.C_PAIR_CAP])
+        cap_t = int(self.ctl[_kl.C_TRI_CAP])
         offsets = self.out_i[2 * cap : 2 * cap + n + 1].astype(np.intp)
         total = int(offsets[-1])
         base = 4 * cap + 1
@@ -215,18 +216,18 @@ class SceneBuffers:
 
     def contact_times(self, n):
         """(n,) first contact times (seconds into the last step) of its pairs."""
-        cap = int(self.ctl[_ks.C_PAIR_CAP])
+        cap = int(self.ctl[_kl.C_PAIR_CAP])
         return self.out_i[3 * cap + 1 : 3 * cap + 1 + n].view(np.float64).copy()
 
     def trace(self):
         """The last step's near, volume and narrow pairs (it ran with ``trace``)."""
-        cap = int(self.ctl[_ks.C_PAIR_CAP])
-        cap_t = int(self.ctl[_ks.C_TRI_CAP])
-        cap_n = int(self.ctl[_ks.C_TRACE_CAP])
+        cap = int(self.ctl[_kl.C_PAIR_CAP])
+        cap_t = int(self.ctl[_kl.C_TRI_CAP])
+        cap_n = int(self.ctl[_kl.C_TRACE_CAP])
         base = 4 * cap + 1 + 2 * cap_t
         out = {}
         for k, name in enumerate(("near", "volumes", "narrow")):
-            n = int(self.ctl[_ks.C_TRACE_NEAR + k])
+            n = int(self.ctl[_kl.C_TRACE_NEAR + k])
             at = base + 2 * k * cap_n
             out[name] = np.stack(
                 [self.out_i[at : at + n], self.out_i[at + cap_n : at + cap_n + n]]

@@ -54,6 +54,7 @@ from hitbox import _validate as v
 from hitbox import mixed, obb
 from hitbox._kernels import pipeline as _k
 from hitbox._kernels import scene as _ks
+from hitbox._kernels import scene_layout as _kl
 from hitbox._scene_buffers import SceneBuffers
 from hitbox._scene_objects import (
     ALL_BITS,
@@ -249,7 +250,7 @@ class Scene:
         self._ignore = np.empty(0, np.int64)
         self._lists_dirty = True
         self._threshold_value = 0.0 if threshold is None else threshold
-        self._sweep = _ks.BRUTE
+        self._sweep = _kl.BRUTE
         # quiet steps: until this time no pair can touch (the last run proved it), so a
         # step only queues its motion, replayed step by step when anything looks
         self._horizon = -math.inf
@@ -765,7 +766,7 @@ class Scene:
         )
         self._n_dyn, self._n_stat = len(dyn), len(stat)
         brute = self._method == "brute" or (self._method == "auto" and len(dyn) <= SMALL)
-        self._sweep = _ks.BRUTE if brute else _ks.SAP
+        self._sweep = _kl.BRUTE if brute else _kl.SAP
         self._moving = np.ascontiguousarray(dyn[moving])
         self._buf.set_lists(dyn, stat, self._moving, ids, self._ignore)
         if self._threshold is None:

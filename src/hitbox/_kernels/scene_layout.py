@@ -1,0 +1,156 @@
+"""The flat layout of a Scene's state (see :mod:`hitbox._kernels.scene`): which column
+of the per-object tables holds what, the tree table's and the control block's slots, and
+the views a kernel makes of them."""
+
+from collections import namedtuple
+
+import numpy as np
+from numba import njit
+
+from hitbox._kernels.bv import _AXES
+
+#: Per-object float fields (name, row shape), in buffer order.
+F_FIELDS = (
+    ("rot", (3, 3)), ("trans", (3,)), ("vel", (3,)), ("omega", (3,)), ("acc", (3,)),
+    ("alpha", ()), ("mc", (3,)), ("mr", ()), ("mbox", (2, 3)), ("wc", (3,)), ("wr", ()),
+    ("wbox", (2, 3)), ("gbox", (2, 3)), ("sc", (3,)), ("sr", ()), ("sh", (3,)),
+    ("sq", (3, 3)), ("vbox", (2, 3)), ("vkd14", (2, 7)), ("vkd18", (2, 9)),
+    ("vkd26", (2, 13)), ("vsc", (3,)), ("vsr", ()), ("voc", (3,)), ("voh", (3,)),
+    ("vor", (3, 3)), ("rot0", (3, 3)), ("trans0", (3,)), ("vel0", (3,)),
+)  # fmt: skip
+#: Per-object int fields, in buffer order (group and mask hold uint64 bits).
+I_FIELDS = ("static", "is_mesh", "vkind", "group", "mask", "epoch", "version",
+            "bounds_version", "vol_version", "tree")  # fmt: skip
+
+# Column offsets of the float fields (a field's block starts at cap * offset).
+ROT, TRANS, VEL, OMEGA, ACC, ALPHA, MC, MR, MBOX, WC, WR = (
+    0,
+    9,
+    12,
+    15,
+    18,
+    21,
+    22,
+    25,
+    26,
+    32,
+    35,
+)
+WBOX, GBOX, SC, SR, SH, SQ, VBOX, VKD14, VKD18, VKD26 = (
+    36,
+    42,
+    48,
+    51,
+    52,
+    55,
+    64,
+    70,
+    84,
+    102,
+)
+VSC, VSR, VOC, VOH, VOR, ROT0, TRANS0, VEL0, NF = (
+    128,
+    131,
+    132,
+    135,
+    138,
+    147,
+    156,
+    159,
+    162,
+)
+# Int fields.
+STATIC, IS_MESH, VKIND, GROUP, MASK, EPOCH, VERSION, BVER, VOLVER, TREE, NI = range(11)
+
+#: Columns of the tree table: sizes, then offsets into tree_f and tree_i.
+M_NODES, M_SLOTS, M_VERTS, M_DEPTH = 0, 1, 2, 3
+M_BV0, M_BV1, M_BV2, M_NBOX, M_TRIS, M_SBOX, M_VERT, M_MAG = 5, 6, 7, 8, 9, 10, 11, 12
+M_FIRST, M_COUNT, M_ORDER, M_PARENT, M_LEAF, M_COLS = 13, 14, 15, 16, 17, 18
+
+#: ``ctl`` layout: buffer state, capacities, counts, needs, then the id lists.
+C_CUR, C_MEM_N, C_MEM_CAP, C_PAIR_CAP, C_TRI_CAP, C_TRACE_CAP = 0, 1, 2, 3, 4, 5
+C_COUNTS = 8  # 6 verdict counts (pipeline.FILTERED..CANDIDATE) from here
+C_NEAR, C_VOL, C_VOL_PASSED, C_NARROW, C_HITS, C_TRIS = 14, 15, 16, 17, 18, 19
+C_TRACE_NEAR, C_TRACE_VOL, C_TRACE_NARROW = 20, 21, 22
+C_NEED_MEM, C_NEED_PAIRS, C_NEED_TRIS, C_NEED_TRACE, C_HORIZON = 24, 25, 26, 27, 28
+C_N_DYN, C_N_STAT, C_N_MOVING, C_N_ORDER, C_LISTS = 32, 33, 34, 35, 40
+
+#: Broad-phase methods: every dynamic pair, or sort-and-sweep on x with a kept order.
+BRUTE, SAP = 0, 1
+
+SphereSet = namedtuple("SphereSet", ["center", "radius"])
+OBBSet = namedtuple("OBBSet", ["center", "half", "rot"])
+
+# k-DOP directions of each volume kind, rows of bv._AXES (as hitbox.kdop.AXES).
+AX14 = np.ascontiguousarray(_AXES[:7])
+AX18 = np.ascontiguousarray(_AXES[np.array([0, 1, 2, 7, 8, 9, 10, 11, 12])])
+AX26 = np.ascontiguousarray(_AXES)
+
+
+# -- views of the flat buffers -----------------------------------------------------------
+
+
+@njit(inline="always")
+def f1(fb, cap, off):
+    return fb[cap * off : cap * (off + 1)]
+
+
+@njit(inline="always")
+def f2(fb, cap, off, n):
+    return fb[cap * off : cap * (off + n)].reshape((cap, n))
+
+
+@njit(inline="always")
+def f3(fb, cap, off, r, c):
+    return fb[cap * off : cap * (off + r * c)].reshape((cap, r, c))
+
+
+@njit(inline="always")
+def i1(ib, cap, off):
+    return ib[cap * off : cap * (off + 1)]
+
+
+@njit(inline="always")
+def obb_parts(tf, meta, t):
+    """Tree t's OBB node table as collide.node_parts gives it: centre, half, rot."""
+    m = meta[t, M_NODES]
+    a, b, c = meta[t, M_BV0], meta[t, M_BV1], meta[t, M_BV2]
+    return (
+        tf[a : a + 3 * m].reshape((m, 3)),
+        tf[b : b + 3 * m].reshape((m, 3)),
+        tf[c : c + 9 * m].reshape((m, 3, 3)),
+    )
+
+
+@njit(inline="always")
+def tree_arrays(tf, ti, meta, t):
+    """Tree t's node_first, node_count, slot triangles (S, 3, 3), slot boxes
+    (S, 2, 3), node boxes (M, 2, 3) and prim_order."""
+    m = meta[t, M_NODES]
+    s = meta[t, M_SLOTS]
+    f, c, o = meta[t, M_FIRST], meta[t, M_COUNT], meta[t, M_ORDER]
+    tr, sb, nb = meta[t, M_TRIS], meta[t, M_SBOX], meta[t, M_NBOX]
+    return (
+        ti[f : f + m],
+        ti[c : c + m],
+        tf[tr : tr + 9 * s].reshape((s, 3, 3)),
+        tf[sb : sb + 6 * s].reshape((s, 2, 3)),
+        tf[nb : nb + 6 * m].reshape((m, 2, 3)),
+        ti[o : o + s],
+    )
+
+
+@njit(inline="always")
+def find_key(mem_i, cur, n, key):
+    """Row of ``key`` in the current memory (sorted on column 0), or -1."""
+    lo = 0
+    hi = n
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if mem_i[cur, mid, 0] < key:
+            lo = mid + 1
+        else:
+            hi = mid
+    if lo < n and mem_i[cur, lo, 0] == key:
+        return lo
+    return -1

@@ -1,0 +1,580 @@
+"""The exact stages of a Scene step for one candidate pair (see
+:mod:`hitbox._kernels.scene`): per-object volumes brought up to the pose and tested
+kind against kind, then the narrow phase: mesh against mesh (witness pair, the subtrees
+around it, the whole trees), mesh against a plain volume, and plain volumes, at the end
+of the step or swept through it (continuous mode)."""
+
+import numpy as np
+from numba import njit
+
+from hitbox._kernels.bv import overlap
+from hitbox._kernels.collide import (
+    _leaf_pair,
+    _pose,
+    overlap_xf,
+    posed_bv,
+    query_slack,
+    size,
+    skew_widening,
+    stack_rows,
+    turns,
+)
+from hitbox._kernels.contact_time import first_contact
+from hitbox._kernels.mixed import (
+    aabb_kdop,
+    aabb_obb,
+    kdop_obb,
+    sphere_aabb,
+    sphere_kdop,
+    sphere_obb,
+)
+from hitbox._kernels.obb import obb_overlap
+from hitbox._kernels.pipeline import (
+    AABB,
+    KDOP14,
+    KDOP18,
+    OBB,
+    PAD,
+    SPHERE,
+    triangle_box,
+    triangle_sphere,
+)
+from hitbox._kernels.scene_layout import (
+    ACC,
+    AX14,
+    AX18,
+    AX26,
+    IS_MESH,
+    M_DEPTH,
+    M_LEAF,
+    M_MAG,
+    M_PARENT,
+    M_VERT,
+    M_VERTS,
+    OMEGA,
+    ROT,
+    ROT0,
+    SC,
+    SH,
+    SQ,
+    SR,
+    TRANS,
+    TRANS0,
+    TREE,
+    VBOX,
+    VEL0,
+    VERSION,
+    VKD14,
+    VKD18,
+    VKD26,
+    VKIND,
+    VOC,
+    VOH,
+    VOLVER,
+    VOR,
+    VSC,
+    VSR,
+    WC,
+    WR,
+    OBBSet,
+    SphereSet,
+    f1,
+    f2,
+    f3,
+    find_key,
+    i1,
+    obb_parts,
+    tree_arrays,
+)
+from hitbox._kernels.sphere import sphere_overlap
+from hitbox._kernels.triangle import load, load_xf, tri_tri_overlap
+
+# -- per-object volumes ------------------------------------------------------------------
+
+
+@njit(inline="always")
+def _slab_table(kind, vbox, vkd14, vkd18, vkd26):
+    if kind == AABB:
+        return vbox
+    if kind == KDOP14:
+        return vkd14
+    if kind == KDOP18:
+        return vkd18
+    return vkd26
+
+
+@njit(inline="always")
+def _slab_axes(kind):
+    if kind == KDOP14:
+        return AX14
+    if kind == KDOP18:
+        return AX18
+    return AX26
+
+
+@njit(cache=True, nogil=True)
+def _refit(verts, rot, trans, o, axes, out):
+    """Slabs of object o's moved vertices along ``axes``, widened by PAD
+    (pipeline.refit_slabs, in place on row o)."""
+    n_slabs = axes.shape[0]
+    for k in range(n_slabs):
+        out[o, 0, k] = np.inf
+        out[o, 1, k] = -np.inf
+    for v in range(len(verts)):
+        x, y, z = verts[v, 0], verts[v, 1], verts[v, 2]
+        px = trans[o, 0] + rot[o, 0, 0] * x + rot[o, 0, 1] * y + rot[o, 0, 2] * z
+        py = trans[o, 1] + rot[o, 1, 0] * x + rot[o, 1, 1] * y + rot[o, 1, 2] * z
+        pz = trans[o, 2] + rot[o, 2, 0] * x + rot[o, 2, 1] * y + rot[o, 2, 2] * z
+        for k in range(n_slabs):
+            p = axes[k, 0] * px + axes[k, 1] * py + axes[k, 2] * pz
+            out[o, 0, k] = min(out[o, 0, k], p)
+            out[o, 1, k] = max(out[o, 1, k], p)
+    for k in range(n_slabs):
+        pad = PAD * (abs(out[o, 0, k]) + abs(out[o, 1, k]))
+        out[o, 0, k] -= pad
+        out[o, 1, k] += pad
+
+
+@njit(cache=True, nogil=True)
+def fresh_volume(o, fb, ib, cap, tf, meta):
+    """Bring object o's world volume up to its pose (pipeline.world_volumes' rule)."""
+    version = i1(ib, cap, VERSION)
+    vol_version = i1(ib, cap, VOLVER)
+    if vol_version[o] == version[o]:
+        return
+    vol_version[o] = version[o]
+    kind = i1(ib, cap, VKIND)[o]
+    is_mesh = i1(ib, cap, IS_MESH)[o] != 0
+    rot = f3(fb, cap, ROT, 3, 3)
+    trans = f2(fb, cap, TRANS, 3)
+    if kind != SPHERE and kind != OBB:
+        t = i1(ib, cap, TREE)[o]
+        nv = meta[t, M_VERTS]
+        vo = meta[t, M_VERT]
+        verts = tf[vo : vo + 3 * nv].reshape((nv, 3))
+        if kind == AABB:
+            _refit(verts, rot, trans, o, AX26[:3], f3(fb, cap, VBOX, 2, 3))
+        elif kind == KDOP14:
+            _refit(verts, rot, trans, o, AX14, f3(fb, cap, VKD14, 2, 7))
+        elif kind == KDOP18:
+            _refit(verts, rot, trans, o, AX18, f3(fb, cap, VKD18, 2, 9))
+        else:
+            _refit(verts, rot, trans, o, AX26, f3(fb, cap, VKD26, 2, 13))
+        return
+    sc = f2(fb, cap, SC, 3)
+    vsc = f2(fb, cap, VSC, 3)
+    if kind == SPHERE and is_mesh:
+        wc = f2(fb, cap, WC, 3)
+        for r in range(3):
+            vsc[o, r] = wc[o, r]
+        f1(fb, cap, VSR)[o] = f1(fb, cap, WR)[o]
+        return
+    voc = f2(fb, cap, VOC, 3)
+    mag = 0.0
+    for r in range(3):
+        x = trans[o, r] + rot[o, r, 0] * sc[o, 0] + rot[o, r, 1] * sc[o, 1]
+        x = x + rot[o, r, 2] * sc[o, 2]
+        mag = max(mag, abs(x))
+        if kind == SPHERE:
+            vsc[o, r] = x
+        else:
+            voc[o, r] = x
+    if kind == SPHERE:
+        f1(fb, cap, VSR)[o] = f1(fb, cap, SR)[o]
+        return
+    sq = f3(fb, cap, SQ, 3, 3)
+    sh = f2(fb, cap, SH, 3)
+    vor = f3(fb, cap, VOR, 3, 3)
+    voh = f2(fb, cap, VOH, 3)
+    for r in range(3):
+        for c in range(3):
+            vor[o, r, c] = (
+                rot[o, r, 0] * sq[o, 0, c]
+                + rot[o, r, 1] * sq[o, 1, c]
+                + rot[o, r, 2] * sq[o, 2, c]
+            )
+    pad = PAD * (mag + sh[o, 0] + sh[o, 1] + sh[o, 2]) if is_mesh else 0.0
+    for r in range(3):
+        voh[o, r] = sh[o, r] + pad
+
+
+@njit(cache=True, nogil=True)
+def volumes_meet(i, j, fb, ib, cap):
+    """The per-object volume test of pair (i, j): exact or conservative by kinds
+    (the Scene's former per-kind filters, one pair at a time)."""
+    vkind = i1(ib, cap, VKIND)
+    if vkind[i] > vkind[j]:
+        i, j = j, i
+    ka, kb = vkind[i], vkind[j]
+    sph = SphereSet(f2(fb, cap, VSC, 3), f1(fb, cap, VSR))
+    obbs = OBBSet(f2(fb, cap, VOC, 3), f2(fb, cap, VOH, 3), f3(fb, cap, VOR, 3, 3))
+    vbox = f3(fb, cap, VBOX, 2, 3)
+    vkd14 = f3(fb, cap, VKD14, 2, 7)
+    vkd18 = f3(fb, cap, VKD18, 2, 9)
+    vkd26 = f3(fb, cap, VKD26, 2, 13)
+    if ka == SPHERE:
+        if kb == SPHERE:
+            return sphere_overlap(sph, i, sph, j)
+        if kb == AABB:
+            return sphere_aabb(sph, i, vbox, j)
+        if kb == OBB:
+            return sphere_obb(sph, i, obbs, j)
+        return sphere_kdop(
+            sph, i, _slab_table(kb, vbox, vkd14, vkd18, vkd26), j, _slab_axes(kb)
+        )
+    if kb == OBB:
+        if ka == OBB:
+            return obb_overlap(obbs, i, obbs, j)
+        if ka == AABB:
+            return aabb_obb(vbox, i, obbs, j)
+        return kdop_obb(
+            _slab_table(ka, vbox, vkd14, vkd18, vkd26), i, obbs, j, _slab_axes(ka)
+        )
+    if ka == AABB and kb != AABB:
+        return aabb_kdop(
+            vbox, i, _slab_table(kb, vbox, vkd14, vkd18, vkd26), j, _slab_axes(kb)
+        )
+    ta = _slab_table(ka, vbox, vkd14, vkd18, vkd26)
+    tb = _slab_table(kb, vbox, vkd14, vkd18, vkd26)
+    n_slabs = ta.shape[2] if ka == kb else 3
+    for k in range(n_slabs):
+        if max(ta[i, 0, k], tb[j, 0, k]) > min(ta[i, 1, k], tb[j, 1, k]):
+            return False
+    return True
+
+
+# -- narrow phase ------------------------------------------------------------------------
+
+
+@njit(inline="always")
+def relative_into(rot, trans, i, j, r_out, t_out):
+    """(r_out, t_out): the rigid map from object j's model frame into object i's,
+    inverse(pose_i) @ pose_j, summed as pipeline.relative."""
+    d0 = trans[j, 0] - trans[i, 0]
+    d1 = trans[j, 1] - trans[i, 1]
+    d2 = trans[j, 2] - trans[i, 2]
+    for r in range(3):
+        for c in range(3):
+            r_out[r, c] = (
+                rot[i, 0, r] * rot[j, 0, c]
+                + rot[i, 1, r] * rot[j, 1, c]
+                + (rot[i, 2, r] * rot[j, 2, c])
+            )
+        t_out[r] = rot[i, 0, r] * d0 + rot[i, 1, r] * d1 + rot[i, 2, r] * d2
+
+
+@njit(inline="always")
+def _sorted_face_pairs(fa, fb, n, order_a, order_b):
+    """Slot pairs (fa, fb)[:n] as face pairs sorted by (row 0, row 1): (2, n)."""
+    keys = np.empty(n, np.int64)
+    wide = np.int64(len(order_b))
+    for q in range(n):
+        keys[q] = order_a[fa[q]] * wide + order_b[fb[q]]
+    keys.sort()
+    out = np.empty((2, n), np.int64)
+    for q in range(n):
+        out[0, q] = keys[q] // wide
+        out[1, q] = keys[q] % wide
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _mesh_volume(m, w, fb, ib, cap, tf, ti, meta, first_only, rel_r, rel_t, stack):
+    """Mesh object m against plain volume w, in m's frame: the touching faces of m,
+    sorted (at most one with ``first_only``)."""
+    rot = f3(fb, cap, ROT, 3, 3)
+    trans = f2(fb, cap, TRANS, 3)
+    relative_into(rot, trans, m, w, rel_r, rel_t)
+    sc = f2(fb, cap, SC, 3)
+    center = np.empty((1, 3))
+    for r in range(3):
+        center[0, r] = (
+            rel_r[r, 0] * sc[w, 0] + rel_r[r, 1] * sc[w, 1] + rel_r[r, 2] * sc[w, 2]
+        ) + rel_t[r]
+    is_sphere = i1(ib, cap, VKIND)[w] == SPHERE
+    radius = np.full(1, f1(fb, cap, SR)[w])
+    half = np.empty((1, 3))
+    brot = np.empty((1, 3, 3))
+    sq = f3(fb, cap, SQ, 3, 3)
+    sh = f2(fb, cap, SH, 3)
+    for r in range(3):
+        half[0, r] = sh[w, r]
+        for c in range(3):
+            brot[0, r, c] = (
+                rel_r[r, 0] * sq[w, 0, c]
+                + rel_r[r, 1] * sq[w, 1, c]
+                + rel_r[r, 2] * sq[w, 2, c]
+            )
+    ball = SphereSet(center, radius)
+    box = OBBSet(center, half, brot)
+    t = i1(ib, cap, TREE)[m]
+    first, count, tris, sbox, nbox, order = tree_arrays(tf, ti, meta, t)
+    found = np.empty(16, np.int64)
+    n = 0
+    if len(first) == 0:
+        return found[:0]
+    stack[0] = 0
+    top = 1
+    while top > 0:
+        top -= 1
+        k = stack[top]
+        hit = overlap(nbox, k, ball, 0) if is_sphere else overlap(nbox, k, box, 0)
+        if not hit:
+            continue
+        f = first[k]
+        c = count[k]
+        if c == 0:
+            stack[top] = f + 1
+            stack[top + 1] = f
+            top += 2
+            continue
+        for s in range(f, f + c):
+            near = overlap(sbox, s, ball, 0) if is_sphere else overlap(sbox, s, box, 0)
+            if not near:
+                continue
+            if is_sphere:
+                touch = triangle_sphere(
+                    tris, s, center[0, 0], center[0, 1], center[0, 2], radius[0]
+                )
+            else:
+                touch = _triangle_in_box(tris, s, center, half, brot)
+            if touch:
+                if n == len(found):
+                    grown = np.empty(2 * n, np.int64)
+                    grown[:n] = found[:n]
+                    found = grown
+                found[n] = order[s]
+                n += 1
+                if first_only:
+                    return found[:n]
+    out = found[:n]
+    out.sort()
+    return out
+
+
+@njit(inline="always")
+def _triangle_in_box(tris, s, center, half, rot):
+    """Slot s's triangle against the oriented box, in the box's frame
+    (pipeline.triangles_box for one face)."""
+    v = np.empty((3, 3))
+    for k in range(3):
+        dx = tris[s, k, 0] - center[0, 0]
+        dy = tris[s, k, 1] - center[0, 1]
+        dz = tris[s, k, 2] - center[0, 2]
+        for a in range(3):
+            v[k, a] = rot[0, 0, a] * dx + rot[0, 1, a] * dy + rot[0, 2, a] * dz
+    return triangle_box(
+        (v[0, 0], v[0, 1], v[0, 2]),
+        (v[1, 0], v[1, 1], v[1, 2]),
+        (v[2, 0], v[2, 1], v[2, 2]),
+        half[0, 0],
+        half[0, 1],
+        half[0, 2],
+    )
+
+
+#: Levels above a witness's leaves where the next step's search starts.
+LOCAL_LEVELS = 3
+
+
+@njit(inline="always")
+def _ancestor(ti, meta, t, slot):
+    """The node LOCAL_LEVELS above the leaf holding ``slot`` in tree t."""
+    leaf = ti[meta[t, M_LEAF] + slot]
+    parent = meta[t, M_PARENT]
+    node = leaf
+    for _ in range(LOCAL_LEVELS):
+        if node == 0:
+            break
+        node = ti[parent + node]
+    return node
+
+
+@njit(cache=True, nogil=True)
+def _local_walk(
+    a_bv, a_first, a_count, a_tris, a_sbox, b_bv, b_first, b_count, b_tris, b_sbox,
+    rot, trans, slack, start_a, start_b, rows,
+):  # fmt: skip
+    """The first crossing slot pair below node pair (start_a, start_b), by the OBB
+    walk's own rules (collide._descend: split the larger node): (found, slot a,
+    slot b)."""
+    turned = turns(rot)
+    widen = skew_widening(rot)
+    stack = np.empty((rows, 2), np.intp)
+    out = np.empty((2, 4), np.intp)
+    stack[0, 0] = start_a
+    stack[0, 1] = start_b
+    top = 1
+    while top > 0:
+        top -= 1
+        m = stack[top, 0]
+        k = stack[top, 1]
+        if not overlap_xf(a_bv, m, b_bv, k, rot, trans, turned, widen, slack):
+            continue
+        ca = a_count[m]
+        cb = b_count[k]
+        if ca > 0 and cb > 0:
+            out, n, done = _leaf_pair(
+                a_tris, a_sbox, a_first[m], ca, b_tris, b_first[k], cb, rot, trans,
+                True, out, 0,
+            )  # fmt: skip
+            if done:
+                return 1, out[0, 0], out[1, 0]
+            continue
+        if cb == 0 and (ca > 0 or size(b_bv, k) > size(a_bv, m)):
+            f = b_first[k]
+            stack[top, 0] = m
+            stack[top, 1] = f + 1
+            stack[top + 1, 0] = m
+            stack[top + 1, 1] = f
+        else:
+            f = a_first[m]
+            stack[top, 0] = f + 1
+            stack[top, 1] = k
+            stack[top + 1, 0] = f
+            stack[top + 1, 1] = k
+        top += 2
+    return 0, -1, -1
+
+
+@njit(cache=True, nogil=True)
+def _mesh_mesh(i, j, fb, cap, ib, tf, ti, meta, first_only, wit, rel_r, rel_t, buf):
+    """Mesh i against mesh j: (n crossing slot pairs in buf[:, :n], buf). With
+    ``first_only``, the witness slot pair ``wit`` (from the last step) is tested
+    first and settles the pair when it still crosses; then the subtrees around it
+    (:func:`_local_walk`); then the whole trees."""
+    rot = f3(fb, cap, ROT, 3, 3)
+    trans = f2(fb, cap, TRANS, 3)
+    relative_into(rot, trans, i, j, rel_r, rel_t)
+    tree = i1(ib, cap, TREE)
+    ta, tb = tree[i], tree[j]
+    a_first, a_count, a_tris, a_sbox, _, _ = tree_arrays(tf, ti, meta, ta)
+    b_first, b_count, b_tris, b_sbox, _, _ = tree_arrays(tf, ti, meta, tb)
+    if len(a_first) == 0 or len(b_first) == 0:
+        return 0, buf
+    if first_only and wit[0] >= 0:
+        p0, p1, p2 = load(a_tris, wit[0])
+        q0, q1, q2 = load_xf(b_tris, wit[1], rel_r, rel_t)
+        if tri_tri_overlap(p0, p1, p2, q0, q1, q2):
+            buf[0, 0] = wit[0]
+            buf[1, 0] = wit[1]
+            return 1, buf
+    a0, a1, a2 = obb_parts(tf, meta, ta)
+    b0, b1, b2 = obb_parts(tf, meta, tb)
+    if first_only and wit[0] >= 0:
+        # the crossing moves little between steps: walk the subtrees a few levels
+        # above the witness's leaves first (Lin & Canny's coherence, by node pairs)
+        n, sa, sb = _local_walk(
+            posed_bv(a0, a1, a2, rel_r), a_first, a_count, a_tris, a_sbox,
+            posed_bv(b0, b1, b2, rel_r), b_first, b_count, b_tris, b_sbox,
+            rel_r, rel_t, query_slack(rel_t, tf[meta[ta, M_MAG]], tf[meta[tb, M_MAG]]),
+            _ancestor(ti, meta, ta, wit[0]), _ancestor(ti, meta, tb, wit[1]),
+            stack_rows(meta[ta, M_DEPTH], meta[tb, M_DEPTH]),
+        )  # fmt: skip
+        if n > 0:
+            buf[0, 0] = sa
+            buf[1, 0] = sb
+            return 1, buf
+    # the walk TriangleMesh.intersect_many runs (read-only views of the registry type
+    # as the meshes' own arrays)
+    out, n = _pose(
+        a0, a1, a2, a_first, a_count, a_tris, a_sbox, tf[meta[ta, M_MAG]],
+        b0, b1, b2, b_first, b_count, b_tris, b_sbox, tf[meta[tb, M_MAG]],
+        rel_r, rel_t, first_only, stack_rows(meta[ta, M_DEPTH], meta[tb, M_DEPTH]), 16,
+    )  # fmt: skip
+    return n, out
+
+
+@njit(inline="always")
+def motion_state(o, fb, ib, cap):
+    """Object o's start of step, motion and plain shape as contact_time's (12, 3)
+    state, and its kind there (0 sphere, 1 box)."""
+    st = np.zeros((12, 3))
+    rot0 = f3(fb, cap, ROT0, 3, 3)
+    trans0 = f2(fb, cap, TRANS0, 3)
+    vel0 = f2(fb, cap, VEL0, 3)
+    omega = f2(fb, cap, OMEGA, 3)
+    acc = f2(fb, cap, ACC, 3)
+    sc = f2(fb, cap, SC, 3)
+    sh = f2(fb, cap, SH, 3)
+    sq = f3(fb, cap, SQ, 3, 3)
+    for r in range(3):
+        st[r] = rot0[o, r]
+        st[3, r] = trans0[o, r]
+        st[4, r] = vel0[o, r]
+        st[5, r] = omega[o, r]
+        st[6, r] = acc[o, r]
+        st[7, r] = sc[o, r]
+    if i1(ib, cap, VKIND)[o] == SPHERE:
+        st[8, 0] = f1(fb, cap, SR)[o]
+        return 0, st
+    for r in range(3):
+        st[8, r] = sh[o, r]
+        for c in range(3):
+            st[9 + r, c] = sq[o, r, c]  # rows 9..11: the model rotation
+    return 1, st
+
+
+@njit(cache=True, nogil=True)
+def narrow_pair(
+    i, j, key, fb, ib, cap, tf, ti, meta, mem_i, cur, n_mem, first_only, swept, dt,
+    tris_out, n_tris,
+):  # fmt: skip
+    """The exact test of one candidate pair: (touching primitive pairs m (1 for two
+    plain volumes), contact time (dt unless swept), witness slot pair or -1, -1).
+    Writes the pair's triangle pairs at ``tris_out[:, n_tris:]`` where they fit (mode
+    all)."""
+    is_mesh = i1(ib, cap, IS_MESH)
+    mesh_i = is_mesh[i] != 0
+    mesh_j = is_mesh[j] != 0
+    cap_t = tris_out.shape[1]
+    rel_r = np.empty((3, 3))
+    rel_t = np.empty(3)
+    if mesh_i and mesh_j:
+        wit = np.full(2, -1, np.int64)
+        if first_only:
+            s = find_key(mem_i, cur, n_mem, key)
+            if s >= 0:
+                wit[0] = mem_i[cur, s, 3]
+                wit[1] = mem_i[cur, s, 4]
+        buf = np.empty((2, 16), np.intp)
+        m, buf = _mesh_mesh(
+            i, j, fb, cap, ib, tf, ti, meta, first_only, wit, rel_r, rel_t, buf
+        )
+        if m > 0 and first_only:
+            return m, dt, buf[0, 0], buf[1, 0]
+        if m > 0 and n_tris + m <= cap_t:
+            tree = i1(ib, cap, TREE)
+            _, _, _, _, _, order_a = tree_arrays(tf, ti, meta, tree[i])
+            _, _, _, _, _, order_b = tree_arrays(tf, ti, meta, tree[j])
+            tris_out[:, n_tris : n_tris + m] = _sorted_face_pairs(
+                buf[0], buf[1], m, order_a, order_b
+            )
+        return m, dt, -1, -1
+    if mesh_i or mesh_j:
+        mo, w = (i, j) if mesh_i else (j, i)
+        fresh_volume(w, fb, ib, cap, tf, meta)
+        walk = np.empty(2 * meta[i1(ib, cap, TREE)[mo], M_DEPTH] + 4, np.intp)
+        faces = _mesh_volume(
+            mo, w, fb, ib, cap, tf, ti, meta, first_only, rel_r, rel_t, walk
+        )
+        m = len(faces)
+        if m > 0 and not first_only and n_tris + m <= cap_t:
+            row = 0 if mesh_i else 1
+            tris_out[row, n_tris : n_tris + m] = faces
+            tris_out[1 - row, n_tris : n_tris + m] = -1
+        return m, dt, -1, -1
+    hit_time = dt
+    if swept:
+        kind_i, state_i = motion_state(i, fb, ib, cap)
+        kind_j, state_j = motion_state(j, fb, ib, cap)
+        hit_time = first_contact(kind_i, state_i, kind_j, state_j, dt)
+        m = 1 if hit_time <= dt else 0
+    else:
+        fresh_volume(i, fb, ib, cap, tf, meta)
+        fresh_volume(j, fb, ib, cap, tf, meta)
+        m = 1 if volumes_meet(i, j, fb, ib, cap) else 0
+    if m > 0 and not first_only and n_tris + 1 <= cap_t:
+        tris_out[0, n_tris] = -1
+        tris_out[1, n_tris] = -1
+    return m, hit_time, -1, -1
