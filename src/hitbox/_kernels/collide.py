@@ -695,10 +695,11 @@ def _make_descend(walks):
     def descend(
         a_bv, a_first, a_count, a_tris, a_sbox,
         b_bv, b_first, b_count, b_tris, b_sbox,
-        rot, trans, slack, stack, first_only, out, n,
+        rot, trans, slack, stack, first_only, out, n, start_a, start_b,
     ):  # fmt: skip
-        """Walk the node pairs from (0, 0). Appends colliding slot pairs to out (growing it);
-        returns (out, n). With ``first_only`` stops at the first pair."""
+        """Walk the node pairs from (start_a, start_b) ((0, 0): the whole trees). Appends
+        colliding slot pairs to out (growing it); returns (out, n). With ``first_only``
+        stops at the first pair."""
         turned = turns(rot)
         widen = skew_widening(rot)
         if walks:
@@ -706,8 +707,8 @@ def _make_descend(walks):
             inv = inverse3(rot)
             boxes = leaf_box_cache()
         top = 1
-        stack[0, 0] = 0
-        stack[0, 1] = 0
+        stack[0, 0] = start_a
+        stack[0, 1] = start_b
         while top > 0:
             top -= 1
             m = stack[top, 0]
@@ -763,22 +764,29 @@ def _make_descend(walks):
                 stack[top + 3, 1] = fb
                 top += 4
                 continue
-            if cb == 0 and (ca > 0 or size(b_bv, k) > size(a_bv, m)):
-                f = b_first[k]
-                stack[top, 0] = m
-                stack[top, 1] = f + 1
-                stack[top + 1, 0] = m
-                stack[top + 1, 1] = f
-            else:
-                f = a_first[m]
-                stack[top, 0] = f + 1
-                stack[top, 1] = k
-                stack[top + 1, 0] = f
-                stack[top + 1, 1] = k
-            top += 2
+            top = split_larger(a_bv, a_first, m, ca, b_bv, b_first, k, cb, stack, top)
         return out, n
 
     return descend
+
+
+@njit(inline="always")
+def split_larger(a_bv, a_first, m, ca, b_bv, b_first, k, cb, stack, top):
+    """Push the children of the larger of nodes a[m] and b[k] (of the inner one when the
+    other is a leaf), each paired with the other node; returns the new stack top."""
+    if cb == 0 and (ca > 0 or size(b_bv, k) > size(a_bv, m)):
+        f = b_first[k]
+        stack[top, 0] = m
+        stack[top, 1] = f + 1
+        stack[top + 1, 0] = m
+        stack[top + 1, 1] = f
+    else:
+        f = a_first[m]
+        stack[top, 0] = f + 1
+        stack[top, 1] = k
+        stack[top + 1, 0] = f
+        stack[top + 1, 1] = k
+    return top + 2
 
 
 @njit(inline="always")
@@ -823,7 +831,8 @@ _descend_frames = _make_descend(False)
 
 
 def _descend(*args):
-    """Walk the node pairs from (0, 0) (:func:`_make_descend`), the kind's variant."""
+    """Walk the node pairs from a start pair (:func:`_make_descend`), the kind's
+    variant."""
     return (_descend_boxes if isinstance(args[0], np.ndarray) else _descend_frames)(*args)
 
 
@@ -831,7 +840,7 @@ def _descend(*args):
 def _descend_typed(
     a_bv, a_first, a_count, a_tris, a_sbox,
     b_bv, b_first, b_count, b_tris, b_sbox,
-    rot, trans, slack, stack, first_only, out, n,
+    rot, trans, slack, stack, first_only, out, n, start_a, start_b,
 ):  # fmt: skip
     return (_descend_boxes if _kind_of_type(a_bv) == "slabs" else _descend_frames).py_func
 
@@ -858,7 +867,7 @@ def _collide_one(
     return _descend(
         posed_bv(a_bv0, a_bv1, a_bv2, rot), a_first, a_count, a_tris, a_sbox,
         posed_bv(b_bv0, b_bv1, b_bv2, rot), b_first, b_count, b_tris, b_sbox,
-        rot, trans, query_slack(trans, a_mag, b_mag), stack, first_only, out, 0,
+        rot, trans, query_slack(trans, a_mag, b_mag), stack, first_only, out, 0, 0, 0,
     )  # fmt: skip
 
 
@@ -913,7 +922,7 @@ def _pose(
     return _descend(
         a_bv, a_first, a_count, a_tris, a_sbox,
         b_bv, b_first, b_count, b_tris, b_sbox,
-        rot, trans, query_slack(trans, a_mag, b_mag), stack, first_only, out, 0,
+        rot, trans, query_slack(trans, a_mag, b_mag), stack, first_only, out, 0, 0, 0,
     )  # fmt: skip
 
 
@@ -953,7 +962,7 @@ def _many_serial(
             posed_bv(a_bv0, a_bv1, a_bv2, rots[p]), a_first, a_count, a_tris, a_sbox,
             posed_bv(b_bv0, b_bv1, b_bv2, rots[p]), b_first, b_count, b_tris, b_sbox,
             rots[p], transes[p], query_slack(transes[p], a_mag, b_mag), stack,
-            first_only, out, 0,
+            first_only, out, 0, 0, 0,
         )  # fmt: skip
         counts[p] = n
         if first_only:

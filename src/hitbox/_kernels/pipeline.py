@@ -247,22 +247,33 @@ def _verdict(
 # -- frames ------------------------------------------------------------------------------
 
 
-@njit(cache=True, nogil=True)
-def relative(rot, trans, i, j):
-    """The (4, 4) rigid map from object j's model frame into object i's:
-    inverse(pose_i) @ pose_j."""
-    out = np.zeros((4, 4))
+@njit(inline="always")
+def relative_into(rot, trans, i, j, r_out, t_out):
+    """(r_out, t_out): the rigid map from object j's model frame into object i's,
+    inverse(pose_i) @ pose_j, summed as pipeline.relative."""
     d0 = trans[j, 0] - trans[i, 0]
     d1 = trans[j, 1] - trans[i, 1]
     d2 = trans[j, 2] - trans[i, 2]
     for r in range(3):
         for c in range(3):
-            out[r, c] = (
+            r_out[r, c] = (
                 rot[i, 0, r] * rot[j, 0, c]
                 + rot[i, 1, r] * rot[j, 1, c]
                 + (rot[i, 2, r] * rot[j, 2, c])
             )
-        out[r, 3] = rot[i, 0, r] * d0 + rot[i, 1, r] * d1 + rot[i, 2, r] * d2
+        t_out[r] = rot[i, 0, r] * d0 + rot[i, 1, r] * d1 + rot[i, 2, r] * d2
+
+
+@njit(cache=True, nogil=True)
+def relative(rot, trans, i, j):
+    """The (4, 4) rigid map from object j's model frame into object i's:
+    inverse(pose_i) @ pose_j."""
+    out = np.zeros((4, 4))
+    rel_r = np.empty((3, 3))
+    rel_t = np.empty(3)
+    relative_into(rot, trans, i, j, rel_r, rel_t)
+    out[:3, :3] = rel_r
+    out[:3, 3] = rel_t
     out[3, 3] = 1.0
     return out
 

@@ -41,7 +41,6 @@ from hitbox._kernels.pipeline import (
     world_bounds,
 )
 from hitbox._kernels.scene_layout import (
-    ACC,
     ALPHA,
     BRUTE,
     BVER,
@@ -79,7 +78,6 @@ from hitbox._kernels.scene_layout import (
     MC,
     MR,
     NF,
-    OMEGA,
     ROT,
     ROT0,
     STATIC,
@@ -95,6 +93,7 @@ from hitbox._kernels.scene_layout import (
     f2,
     f3,
     i1,
+    kinematics,
 )
 from hitbox._kernels.scene_narrow import fresh_volume, narrow_pair, volumes_meet
 from hitbox._kernels.slabs import slab_overlap
@@ -195,21 +194,33 @@ def _start_of_step(fb, cap, ids):
 
 
 @njit(inline="always")
+def _point_bounds(o, vel, omega, acc, alpha, mc, mr):
+    """Bounds on the speed of every point of object o, and on its growth: |v| + |w|
+    (|mc| + mr) and |a| + alpha (|mc| + mr) (the points lie within the bounding sphere,
+    the spin is about the origin)."""
+    arm = math.sqrt(mc[o, 0] ** 2 + mc[o, 1] ** 2 + mc[o, 2] ** 2) + mr[o]
+    v = math.sqrt(vel[o, 0] ** 2 + vel[o, 1] ** 2 + vel[o, 2] ** 2)
+    w = math.sqrt(omega[o, 0] ** 2 + omega[o, 1] ** 2 + omega[o, 2] ** 2)
+    a = math.sqrt(acc[o, 0] ** 2 + acc[o, 1] ** 2 + acc[o, 2] ** 2)
+    return v + w * arm, a + alpha[o] * arm
+
+
+@njit(inline="always")
+def _reach_views(fb, cap):
+    """Views of alpha, the model sphere centres mc and radii mr."""
+    return f1(fb, cap, ALPHA), f2(fb, cap, MC, 3), f1(fb, cap, MR)
+
+
+@njit(inline="always")
 def _sweep_boxes(fb, cap, moving, dt):
     """Grow each moving object's grown world box by how far any of its points can go
     in the step, so the sweep sees every pair that can meet within it."""
     gbox = f3(fb, cap, GBOX, 2, 3)
-    vel0 = f2(fb, cap, VEL0, 3)
-    omega = f2(fb, cap, OMEGA, 3)
-    acc = f2(fb, cap, ACC, 3)
-    mc = f2(fb, cap, MC, 3)
-    mr = f1(fb, cap, MR)
+    _, _, vel0, omega, acc = kinematics(fb, cap, ROT0, TRANS0, VEL0)
+    alpha, mc, mr = _reach_views(fb, cap)
     for o in moving:
-        arm = math.sqrt(mc[o, 0] ** 2 + mc[o, 1] ** 2 + mc[o, 2] ** 2) + mr[o]
-        v = math.sqrt(vel0[o, 0] ** 2 + vel0[o, 1] ** 2 + vel0[o, 2] ** 2)
-        a = math.sqrt(acc[o, 0] ** 2 + acc[o, 1] ** 2 + acc[o, 2] ** 2)
-        w = math.sqrt(omega[o, 0] ** 2 + omega[o, 1] ** 2 + omega[o, 2] ** 2)
-        reach = (v + a * dt + w * arm) * dt
+        speed, accel = _point_bounds(o, vel0, omega, acc, alpha, mc, mr)
+        reach = (speed + accel * dt) * dt
         reach += PAD * (reach + abs(gbox[o, 0, 0]) + abs(gbox[o, 1, 0]))
         for r in range(3):
             gbox[o, 0, r] -= reach
@@ -222,21 +233,14 @@ def _far_time(fb, cap, ctl, threshold):
     point of a moving object moves at most |v| + |w| (|mc| + mr), speeding up by at
     most |a| + alpha (|mc| + mr)."""
     start = C_LISTS + ctl[C_N_DYN] + ctl[C_N_STAT]
-    vel = f2(fb, cap, VEL, 3)
-    omega = f2(fb, cap, OMEGA, 3)
-    acc = f2(fb, cap, ACC, 3)
-    mc = f2(fb, cap, MC, 3)
-    mr = f1(fb, cap, MR)
-    alpha = f1(fb, cap, ALPHA)
+    _, _, vel, omega, acc = kinematics(fb, cap, ROT, TRANS, VEL)
+    alpha, mc, mr = _reach_views(fb, cap)
     speed = 0.0
     accel = 0.0
     for o in ctl[start : start + ctl[C_N_MOVING]]:
-        arm = math.sqrt(mc[o, 0] ** 2 + mc[o, 1] ** 2 + mc[o, 2] ** 2) + mr[o]
-        v = math.sqrt(vel[o, 0] ** 2 + vel[o, 1] ** 2 + vel[o, 2] ** 2)
-        w = math.sqrt(omega[o, 0] ** 2 + omega[o, 1] ** 2 + omega[o, 2] ** 2)
-        a = math.sqrt(acc[o, 0] ** 2 + acc[o, 1] ** 2 + acc[o, 2] ** 2)
-        speed = max(speed, v + w * arm)
-        accel = max(accel, a + alpha[o] * arm)
+        v, a = _point_bounds(o, vel, omega, acc, alpha, mc, mr)
+        speed = max(speed, v)
+        accel = max(accel, a)
     return time_to_close(threshold, 2.0 * speed, 2.0 * accel) * (1.0 - WAKE_SAFETY)
 
 
@@ -287,11 +291,7 @@ def step(
     n_stat = ctl[C_N_STAT]
     n_moving = ctl[C_N_MOVING]
     # each view is a reshape (a call into numba's runtime): made once, here
-    rot = f3(fb, cap, ROT, 3, 3)
-    trans = f2(fb, cap, TRANS, 3)
-    vel = f2(fb, cap, VEL, 3)
-    omega = f2(fb, cap, OMEGA, 3)
-    acc = f2(fb, cap, ACC, 3)
+    rot, trans, vel, omega, acc = kinematics(fb, cap, ROT, TRANS, VEL)
     mc = f2(fb, cap, MC, 3)
     version = i1(ib, cap, VERSION)
     if continuous and moves:

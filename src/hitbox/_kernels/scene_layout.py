@@ -106,6 +106,19 @@ def f3(fb, cap, off, r, c):
 
 
 @njit(inline="always")
+def kinematics(fb, cap, rot, trans, vel):
+    """Views of a pose (the fields at ``rot``, ``trans``), a velocity (at ``vel``) and
+    the angular velocities and accelerations."""
+    return (
+        f3(fb, cap, rot, 3, 3),
+        f2(fb, cap, trans, 3),
+        f2(fb, cap, vel, 3),
+        f2(fb, cap, OMEGA, 3),
+        f2(fb, cap, ACC, 3),
+    )
+
+
+@njit(inline="always")
 def i1(ib, cap, off):
     return ib[cap * off : cap * (off + 1)]
 

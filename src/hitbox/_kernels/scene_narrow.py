@@ -9,15 +9,11 @@ from numba import njit
 
 from hitbox._kernels.bv import overlap
 from hitbox._kernels.collide import (
-    _leaf_pair,
+    _descend,
     _pose,
-    overlap_xf,
     posed_bv,
     query_slack,
-    size,
-    skew_widening,
     stack_rows,
-    turns,
 )
 from hitbox._kernels.contact_time import first_contact
 from hitbox._kernels.mixed import (
@@ -36,11 +32,11 @@ from hitbox._kernels.pipeline import (
     OBB,
     PAD,
     SPHERE,
+    relative_into,
     triangle_box,
     triangle_sphere,
 )
 from hitbox._kernels.scene_layout import (
-    ACC,
     AX14,
     AX18,
     AX26,
@@ -51,7 +47,6 @@ from hitbox._kernels.scene_layout import (
     M_PARENT,
     M_VERT,
     M_VERTS,
-    OMEGA,
     ROT,
     ROT0,
     SC,
@@ -83,6 +78,7 @@ from hitbox._kernels.scene_layout import (
     f3,
     find_key,
     i1,
+    kinematics,
     obb_parts,
     tree_arrays,
 )
@@ -247,23 +243,6 @@ def volumes_meet(i, j, fb, ib, cap):
 
 
 @njit(inline="always")
-def relative_into(rot, trans, i, j, r_out, t_out):
-    """(r_out, t_out): the rigid map from object j's model frame into object i's,
-    inverse(pose_i) @ pose_j, summed as pipeline.relative."""
-    d0 = trans[j, 0] - trans[i, 0]
-    d1 = trans[j, 1] - trans[i, 1]
-    d2 = trans[j, 2] - trans[i, 2]
-    for r in range(3):
-        for c in range(3):
-            r_out[r, c] = (
-                rot[i, 0, r] * rot[j, 0, c]
-                + rot[i, 1, r] * rot[j, 1, c]
-                + (rot[i, 2, r] * rot[j, 2, c])
-            )
-        t_out[r] = rot[i, 0, r] * d0 + rot[i, 1, r] * d1 + rot[i, 2, r] * d2
-
-
-@njit(inline="always")
 def _sorted_face_pairs(fa, fb, n, order_a, order_b):
     """Slot pairs (fa, fb)[:n] as face pairs sorted by (row 0, row 1): (2, n)."""
     keys = np.empty(n, np.int64)
@@ -395,45 +374,16 @@ def _local_walk(
     a_bv, a_first, a_count, a_tris, a_sbox, b_bv, b_first, b_count, b_tris, b_sbox,
     rot, trans, slack, start_a, start_b, rows,
 ):  # fmt: skip
-    """The first crossing slot pair below node pair (start_a, start_b), by the OBB
-    walk's own rules (collide._descend: split the larger node): (found, slot a,
-    slot b)."""
-    turned = turns(rot)
-    widen = skew_widening(rot)
+    """The first crossing slot pair below node pair (start_a, start_b), by the tree
+    walk's own rules: (found, slot a, slot b)."""
     stack = np.empty((rows, 2), np.intp)
     out = np.empty((2, 4), np.intp)
-    stack[0, 0] = start_a
-    stack[0, 1] = start_b
-    top = 1
-    while top > 0:
-        top -= 1
-        m = stack[top, 0]
-        k = stack[top, 1]
-        if not overlap_xf(a_bv, m, b_bv, k, rot, trans, turned, widen, slack):
-            continue
-        ca = a_count[m]
-        cb = b_count[k]
-        if ca > 0 and cb > 0:
-            out, n, done = _leaf_pair(
-                a_tris, a_sbox, a_first[m], ca, b_tris, b_first[k], cb, rot, trans,
-                True, out, 0,
-            )  # fmt: skip
-            if done:
-                return 1, out[0, 0], out[1, 0]
-            continue
-        if cb == 0 and (ca > 0 or size(b_bv, k) > size(a_bv, m)):
-            f = b_first[k]
-            stack[top, 0] = m
-            stack[top, 1] = f + 1
-            stack[top + 1, 0] = m
-            stack[top + 1, 1] = f
-        else:
-            f = a_first[m]
-            stack[top, 0] = f + 1
-            stack[top, 1] = k
-            stack[top + 1, 0] = f
-            stack[top + 1, 1] = k
-        top += 2
+    out, n = _descend(
+        a_bv, a_first, a_count, a_tris, a_sbox, b_bv, b_first, b_count, b_tris, b_sbox,
+        rot, trans, slack, stack, True, out, 0, start_a, start_b,
+    )  # fmt: skip
+    if n > 0:
+        return 1, out[0, 0], out[1, 0]
     return 0, -1, -1
 
 
@@ -490,11 +440,7 @@ def motion_state(o, fb, ib, cap):
     """Object o's start of step, motion and plain shape as contact_time's (12, 3)
     state, and its kind there (0 sphere, 1 box)."""
     st = np.zeros((12, 3))
-    rot0 = f3(fb, cap, ROT0, 3, 3)
-    trans0 = f2(fb, cap, TRANS0, 3)
-    vel0 = f2(fb, cap, VEL0, 3)
-    omega = f2(fb, cap, OMEGA, 3)
-    acc = f2(fb, cap, ACC, 3)
+    rot0, trans0, vel0, omega, acc = kinematics(fb, cap, ROT0, TRANS0, VEL0)
     sc = f2(fb, cap, SC, 3)
     sh = f2(fb, cap, SH, 3)
     sq = f3(fb, cap, SQ, 3, 3)
