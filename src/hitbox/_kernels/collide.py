@@ -912,9 +912,10 @@ def collide_any(
 def _pose(
     a_bv0, a_bv1, a_bv2, a_first, a_count, a_tris, a_sbox, a_mag,
     b_bv0, b_bv1, b_bv2, b_first, b_count, b_tris, b_sbox, b_mag,
-    rot, trans, first_only, depth, cap,
+    rot, trans, first_only, depth, cap, start_a, start_b,
 ):  # fmt: skip
-    """One pose, compiled apart: parfors must not see the traversal's inlined body."""
+    """One pose, compiled apart: parfors must not see the traversal's inlined body.
+    Walks from node pair (start_a, start_b) ((0, 0): the whole trees)."""
     stack = np.empty((depth, 2), np.intp)
     out = np.empty((2, cap), np.intp)
     a_bv = posed_bv(a_bv0, a_bv1, a_bv2, rot)
@@ -922,7 +923,8 @@ def _pose(
     return _descend(
         a_bv, a_first, a_count, a_tris, a_sbox,
         b_bv, b_first, b_count, b_tris, b_sbox,
-        rot, trans, query_slack(trans, a_mag, b_mag), stack, first_only, out, 0, 0, 0,
+        rot, trans, query_slack(trans, a_mag, b_mag), stack, first_only, out, 0,
+        start_a, start_b,
     )  # fmt: skip
 
 
@@ -1039,7 +1041,7 @@ def collide_many(
         out, n = _pose(
             a_bv0, a_bv1, a_bv2, a_first, a_count, a_tris, a_sbox, a_mag,
             b_bv0, b_bv1, b_bv2, b_first, b_count, b_tris, b_sbox, b_mag,
-            rots[p], transes[p], first_only, depth, 16,
+            rots[p], transes[p], first_only, depth, 16, 0, 0,
         )  # fmt: skip
         counts[p] = n
     if first_only:
@@ -1054,7 +1056,7 @@ def collide_many(
         out, n = _pose(
             a_bv0, a_bv1, a_bv2, a_first, a_count, a_tris, a_sbox, a_mag,
             b_bv0, b_bv1, b_bv2, b_first, b_count, b_tris, b_sbox, b_mag,
-            rots[p], transes[p], False, depth, counts[p],
+            rots[p], transes[p], False, depth, counts[p], 0, 0,
         )  # fmt: skip
         o = offsets[p]
         for q in range(n):

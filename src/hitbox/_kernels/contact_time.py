@@ -97,7 +97,7 @@ def _point_box(px, py, pz, center, axes, half):
     return math.sqrt(acc)
 
 
-@njit(inline="always")
+@njit(cache=True, nogil=True)
 def _sat_gap(ca, aa, ha, cb, ab, hb, d, slack):
     """Separating-axis sweep of box b moving by d t against box a: (largest gap at t = 0,
     first t of overlap, last t of overlap); the gap is a lower bound on the distance."""
@@ -139,7 +139,7 @@ def _sat_gap(ca, aa, ha, cb, ab, hb, d, slack):
     return gap, lo, hi
 
 
-@njit(inline="always")
+@njit(cache=True, nogil=True)
 def _gap(kind_a, sa, kind_b, sb, t, ca, aa, cb, ab, d, slack):
     """A lower bound on the distance between the two shapes at time t (<= 0: touching),
     and for two boxes the swept interval along ``d``."""
@@ -249,22 +249,26 @@ def _spheres_meet(ca, ra, cb, rb, d, dt, slack):
     return t if t <= dt else np.inf
 
 
-@njit(inline="always")
+@njit(cache=True, nogil=True)
+def _gap_at(kind_a, sa, kind_b, sb, t, ca, aa, cb, ab, d, slack):
+    g, _, _ = _gap(kind_a, sa, kind_b, sb, t, ca, aa, cb, ab, d, slack)
+    return g
+
+
+@njit(cache=True, nogil=True)
 def _sphere_box_meet(kind_a, sa, kind_b, sb, dt, ca, aa, cb, ab, d, slack):
     """First t of contact of a translating sphere and box: golden-section search for the
     least distance (convex in t), then bisection for the first t it reaches 0."""
-
-    def gap_at(t):
-        g, _, _ = _gap(kind_a, sa, kind_b, sb, t, ca, aa, cb, ab, d, slack)
-        return g
+    args = (kind_a, sa, kind_b, sb)
+    scratch = (ca, aa, cb, ab, d, slack)
 
     lo = 0.0
     hi = dt
     ratio = 0.5 * (math.sqrt(5.0) - 1.0)
     x1 = hi - ratio * (hi - lo)
     x2 = lo + ratio * (hi - lo)
-    f1 = gap_at(x1)
-    f2 = gap_at(x2)
+    f1 = _gap_at(*args, x1, *scratch)
+    f2 = _gap_at(*args, x2, *scratch)
     best_t, best = (x1, f1) if f1 < f2 else (x2, f2)
     for _ in range(120):
         if best <= 0.0 or hi - lo <= 0.0:
@@ -273,16 +277,16 @@ def _sphere_box_meet(kind_a, sa, kind_b, sb, dt, ca, aa, cb, ab, d, slack):
             hi = x2
             x2, f2 = x1, f1
             x1 = hi - ratio * (hi - lo)
-            f1 = gap_at(x1)
+            f1 = _gap_at(*args, x1, *scratch)
         else:
             lo = x1
             x1, f1 = x2, f2
             x2 = lo + ratio * (hi - lo)
-            f2 = gap_at(x2)
+            f2 = _gap_at(*args, x2, *scratch)
         for x, f in ((x1, f1), (x2, f2)):
             if f < best:
                 best_t, best = x, f
-    end = gap_at(dt)
+    end = _gap_at(*args, dt, *scratch)
     if end < best:
         best_t, best = dt, end
     if best > 0.0:
@@ -293,7 +297,7 @@ def _sphere_box_meet(kind_a, sa, kind_b, sb, dt, ca, aa, cb, ab, d, slack):
         mid = 0.5 * (lo + hi)
         if mid <= lo or mid >= hi:
             break
-        if gap_at(mid) <= 0.0:
+        if _gap_at(*args, mid, *scratch) <= 0.0:
             hi = mid
         else:
             lo = mid

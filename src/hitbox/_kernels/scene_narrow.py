@@ -9,10 +9,7 @@ from numba import njit
 
 from hitbox._kernels.bv import overlap
 from hitbox._kernels.collide import (
-    _descend,
     _pose,
-    posed_bv,
-    query_slack,
     stack_rows,
 )
 from hitbox._kernels.contact_time import first_contact
@@ -370,29 +367,11 @@ def _ancestor(ti, meta, t, slot):
 
 
 @njit(cache=True, nogil=True)
-def _local_walk(
-    a_bv, a_first, a_count, a_tris, a_sbox, b_bv, b_first, b_count, b_tris, b_sbox,
-    rot, trans, slack, start_a, start_b, rows,
-):  # fmt: skip
-    """The first crossing slot pair below node pair (start_a, start_b), by the tree
-    walk's own rules: (found, slot a, slot b)."""
-    stack = np.empty((rows, 2), np.intp)
-    out = np.empty((2, 4), np.intp)
-    out, n = _descend(
-        a_bv, a_first, a_count, a_tris, a_sbox, b_bv, b_first, b_count, b_tris, b_sbox,
-        rot, trans, slack, stack, True, out, 0, start_a, start_b,
-    )  # fmt: skip
-    if n > 0:
-        return 1, out[0, 0], out[1, 0]
-    return 0, -1, -1
-
-
-@njit(cache=True, nogil=True)
 def _mesh_mesh(i, j, fb, cap, ib, tf, ti, meta, first_only, wit, rel_r, rel_t, buf):
     """Mesh i against mesh j: (n crossing slot pairs in buf[:, :n], buf). With
     ``first_only``, the witness slot pair ``wit`` (from the last step) is tested
     first and settles the pair when it still crosses; then the subtrees around it
-    (:func:`_local_walk`); then the whole trees."""
+    (one walk from the subtrees a few levels above it); then the whole trees."""
     rot = f3(fb, cap, ROT, 3, 3)
     trans = f2(fb, cap, TRANS, 3)
     relative_into(rot, trans, i, j, rel_r, rel_t)
@@ -411,26 +390,25 @@ def _mesh_mesh(i, j, fb, cap, ib, tf, ti, meta, first_only, wit, rel_r, rel_t, b
             return 1, buf
     a0, a1, a2 = obb_parts(tf, meta, ta)
     b0, b1, b2 = obb_parts(tf, meta, tb)
+    rows = stack_rows(meta[ta, M_DEPTH], meta[tb, M_DEPTH])
+    a_mag, b_mag = tf[meta[ta, M_MAG]], tf[meta[tb, M_MAG]]
     if first_only and wit[0] >= 0:
         # the crossing moves little between steps: walk the subtrees a few levels
         # above the witness's leaves first (Lin & Canny's coherence, by node pairs)
-        n, sa, sb = _local_walk(
-            posed_bv(a0, a1, a2, rel_r), a_first, a_count, a_tris, a_sbox,
-            posed_bv(b0, b1, b2, rel_r), b_first, b_count, b_tris, b_sbox,
-            rel_r, rel_t, query_slack(rel_t, tf[meta[ta, M_MAG]], tf[meta[tb, M_MAG]]),
+        out, n = _pose(
+            a0, a1, a2, a_first, a_count, a_tris, a_sbox, a_mag,
+            b0, b1, b2, b_first, b_count, b_tris, b_sbox, b_mag,
+            rel_r, rel_t, True, rows, 4,
             _ancestor(ti, meta, ta, wit[0]), _ancestor(ti, meta, tb, wit[1]),
-            stack_rows(meta[ta, M_DEPTH], meta[tb, M_DEPTH]),
         )  # fmt: skip
         if n > 0:
-            buf[0, 0] = sa
-            buf[1, 0] = sb
-            return 1, buf
-    # the walk TriangleMesh.intersect_many runs (read-only views of the registry type
-    # as the meshes' own arrays)
+            return n, out
+    # the whole trees: the walk TriangleMesh.intersect_many runs (read-only views of the
+    # registry type as the meshes' own arrays)
     out, n = _pose(
-        a0, a1, a2, a_first, a_count, a_tris, a_sbox, tf[meta[ta, M_MAG]],
-        b0, b1, b2, b_first, b_count, b_tris, b_sbox, tf[meta[tb, M_MAG]],
-        rel_r, rel_t, first_only, stack_rows(meta[ta, M_DEPTH], meta[tb, M_DEPTH]), 16,
+        a0, a1, a2, a_first, a_count, a_tris, a_sbox, a_mag,
+        b0, b1, b2, b_first, b_count, b_tris, b_sbox, b_mag,
+        rel_r, rel_t, first_only, rows, 16, 0, 0,
     )  # fmt: skip
     return n, out
 
