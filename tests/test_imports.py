@@ -25,6 +25,7 @@ LAYERS = {
     "mesh": 6,
     "_scene_objects": 6,
     "_scene_buffers": 6,
+    "_scene_results": 6,
     "pipeline": 7,
     "experiment": 8,
     "demo": 9,

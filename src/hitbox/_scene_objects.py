@@ -8,6 +8,7 @@ import numpy as np
 
 from hitbox import _validate as v
 from hitbox import obb
+from hitbox._kernels import pipeline as _k
 from hitbox._types import OBBs, Spheres
 from hitbox.mesh import TriangleMesh
 
@@ -269,3 +270,52 @@ def lift_shape2(shape):
             f"box in a 2D scene, got an array of shape {box.shape}"
         )
     return np.concatenate([box, np.zeros((2, 1))], axis=1)
+
+
+# -- the brute-force twin's shapes, and poses in bulk ------------------------------------
+
+
+def lift_rows(arr, key):
+    """(K, 2) velocities as (K, 3) with z = 0, or (K,) spins as (K, 3) about z."""
+    out = np.zeros((len(arr), 3))
+    if key == "omega":
+        out[:, 2] = arr
+    else:
+        out[:, :2] = arr
+    return out
+
+
+def snap(linear):
+    """Rotations snapped to the nearest rotation where they are not one to rounding."""
+    err = np.abs(np.einsum("kji,kjl->kil", linear, linear) - np.eye(3)).max(axis=(1, 2))
+    out = np.array(linear, dtype=np.float64)
+    off = np.flatnonzero(err > 1e-14)
+    if len(off):
+        u, _, vt = np.linalg.svd(out[off])
+        out[off] = u @ vt
+    return out
+
+
+def world_shapes(objs, rot, trans):
+    """Plain objects of one kind in world coordinates: Spheres or OBBs."""
+    center = np.einsum("kij,kj->ki", rot, np.array([o.center for o in objs])) + trans
+    if objs[0].kind == SPHERE:
+        return Spheres(center, np.array([o.radius for o in objs]))
+    half = np.array([o.half for o in objs])
+    return OBBs(center, half, rot @ np.array([o.rot for o in objs]))
+
+
+def mesh_volume_brute(mesh_obj, vol, matrix):
+    """Faces of the mesh touching the plain volume (given in the mesh's frame by
+    ``matrix``): every face tested exactly."""
+    rot = matrix[:3, :3]
+    center = np.array([rot[r] @ vol.center for r in range(3)]) + matrix[:3, 3]
+    tris = mesh_obj.tris
+    faces = np.arange(len(tris), dtype=np.intp)
+    found = np.empty(len(faces), np.intp)
+    if vol.kind == SPHERE:
+        m = _k.triangles_sphere(tris, faces, center, float(vol.radius), False, found)
+    else:
+        box_rot = np.ascontiguousarray(rot @ vol.rot)
+        m = _k.triangles_box(tris, faces, center, vol.half, box_rot, False, found)
+    return found[:m]

@@ -46,7 +46,6 @@ exactly with no pretreatment and no culling.
 import math
 import numbers
 import time
-from typing import NamedTuple
 
 import numpy as np
 
@@ -66,14 +65,25 @@ from hitbox._scene_objects import (
     check_real,
     lift_pose2,
     lift_poses2,
+    lift_rows,
     lift_shape2,
     lift_spin2,
     lift_vector2,
     lower_pose2,
     make_object,
+    mesh_volume_brute,
     model_box,
+    snap,
+    world_shapes,
 )
-from hitbox._types import OBBs, Spheres
+from hitbox._scene_results import (
+    NO_OFFSETS,
+    NO_TRIANGLES,
+    StepResult,
+    StepStats,
+    collect,
+    zero_offsets,
+)
 
 __all__ = ["Scene", "StepResult", "StepStats", "MODES", "BROADPHASES", "VOLUMES"]
 
@@ -95,110 +105,6 @@ _VOLUME_CODE = {
     "kdop26": _k.KDOP26,
     "obb": _k.OBB,
 }
-_NO_TRIANGLES = np.empty((2, 0), np.intp)
-_NO_OFFSETS = np.zeros(1, np.intp)
-_NO_TRIANGLES.flags.writeable = _NO_OFFSETS.flags.writeable = False
-
-
-class StepStats(NamedTuple):
-    """What one query did, as a funnel over all ``pairs`` = n (n - 1) / 2 object pairs.
-
-    Every pair lands in exactly one of ``skipped_static``, ``skipped_far``,
-    ``skipped_filtered``, ``skipped_scheduled``, ``rejected_by_boxes`` and
-    ``broadphase_candidates``; the candidates split into ``rejected_by_volumes`` and
-    ``narrow_tested`` (pairs of two plain volumes skip the volume stage: their volumes
-    are their shapes, and they go straight to the exact test), of which ``colliding``
-    touch.
-
-    - ``skipped_static``: static-static pairs, never formed.
-    - ``skipped_far``: world boxes (the sweep never reports the pair) or bounding
-      spheres more than ``threshold`` apart.
-    - ``skipped_filtered``: excluded by groups and masks or by the ignore list.
-    - ``skipped_scheduled``: asleep, by an earlier step's time bound or by this step's
-      (spheres apart by less than ``threshold``; ``scheduled_new`` of them this step).
-    - ``rejected_by_boxes``: bounding spheres meet, world boxes do not.
-    - ``seconds``: wall-clock time of the whole query (one compiled call).
-    """
-
-    time: float
-    objects: int
-    pairs: int
-    skipped_static: int
-    skipped_far: int
-    skipped_filtered: int
-    skipped_scheduled: int
-    scheduled_new: int
-    rejected_by_boxes: int
-    broadphase_candidates: int
-    rejected_by_volumes: int
-    narrow_tested: int
-    colliding: int
-    seconds: float
-
-
-class StepResult:
-    """The touching pairs of one query.
-
-    pairs : (2, n) intp
-        Object ids, row 0 < row 1, sorted by (row 0, row 1); each pair once.
-    triangles : (2, T) intp
-        With ``mode="all"``: pair k's touching primitive pairs are
-        ``triangles[:, offsets[k]:offsets[k + 1]]``, row 0 of object ``pairs[0, k]``,
-        row 1 of ``pairs[1, k]``, sorted. A mesh contributes face indices; a plain volume,
-        which has no faces, -1 (so a mesh-sphere pair lists (face, -1) columns and a
-        sphere-box pair the one column (-1, -1)). With ``mode="any"``: empty.
-    offsets : (n + 1,) intp
-        Start of each pair's columns in ``triangles``; all 0 with ``mode="any"``.
-    stats : StepStats
-        Built when first read (a quiet step should cost about one function call).
-    toi : (n,) float or None
-        With ``step(..., continuous=True)``: each pair's first contact time within the
-        step, in seconds from its start. None otherwise.
-    """
-
-    __slots__ = ("pairs", "triangles", "offsets", "toi", "_facts", "_stats")
-
-    def __init__(self, pairs, triangles, offsets, facts):
-        self.pairs = pairs
-        self.triangles = triangles
-        self.offsets = offsets
-        self._facts = facts
-        self._stats = None
-        self.toi = None
-
-    @property
-    def stats(self):
-        if self._stats is None:
-            self._stats = _stats(*self._facts)
-        return self._stats
-
-    def __iter__(self):
-        return iter((self.pairs, self.triangles, self.offsets, self.stats))
-
-    def __repr__(self):
-        return f"StepResult({self.pairs.shape[1]} touching pairs)"
-
-
-def _stats(now, n_ids, n_dyn, n_stat, counts, seconds):
-    verdict = counts[:6]
-    n_near, n_vol, n_passed, n_narrow, n_hits = counts[6:11]
-    formable = n_dyn * (n_dyn - 1) // 2 + n_dyn * n_stat
-    return StepStats(
-        time=now,
-        objects=n_ids,
-        pairs=n_ids * (n_ids - 1) // 2,
-        skipped_static=n_stat * (n_stat - 1) // 2,
-        skipped_far=formable - n_near + verdict[_k.FAR],
-        skipped_filtered=verdict[_k.FILTERED],
-        skipped_scheduled=verdict[_k.ASLEEP] + verdict[_k.SCHEDULED],
-        scheduled_new=verdict[_k.SCHEDULED],
-        rejected_by_boxes=verdict[_k.BOXES_APART],
-        broadphase_candidates=verdict[_k.CANDIDATE],
-        rejected_by_volumes=n_vol - n_passed,
-        narrow_tested=n_narrow,
-        colliding=n_hits,
-        seconds=seconds,
-    )
 
 
 class Scene:
@@ -363,7 +269,7 @@ class Scene:
         linear, trans, _ = v.as_transforms(poses, "poses", rigid=True)
         if len(linear) != len(idx):
             raise ValueError(f"poses holds {len(linear)} poses for {len(idx)} ids")
-        linear = _snap(linear)
+        linear = snap(linear)
         t = self._t
         t["rot"][idx], t["trans"][idx] = linear, trans
         t["version"][idx] += 1
@@ -411,7 +317,7 @@ class Scene:
             want = (len(idx),) if spin2 else (len(idx), self.dim)
             if arr.shape != want:
                 raise ValueError(f"{name} must have shape {want}, got {arr.shape}")
-            new[key] = _lift_rows(arr, key) if self.dim == 2 else arr
+            new[key] = lift_rows(arr, key) if self.dim == 2 else arr
         static = self._t["static"][idx] != 0
         if static.any() and any(np.any(a[static] != 0) for a in new.values()):
             bad = int(idx[np.flatnonzero(static)[0]])
@@ -523,7 +429,7 @@ class Scene:
             self._pending.append(dt)
         facts = (self._time, len(self._objects), self._n_dyn, self._n_stat,
                  self._quiet_counts, time.perf_counter() - start)  # fmt: skip
-        return StepResult(_NO_TRIANGLES, _NO_TRIANGLES, _NO_OFFSETS, facts)
+        return StepResult(NO_TRIANGLES, NO_TRIANGLES, NO_OFFSETS, facts)
 
     def _materialize(self):
         """Replay the queued motion of quiet steps, one step at a time."""
@@ -564,13 +470,13 @@ class Scene:
             quiet[_k.SCHEDULED] = 0
             self._quiet_counts = quiet
         if n == 0:
-            pairs, tris, offsets = _NO_TRIANGLES, _NO_TRIANGLES, _NO_OFFSETS
+            pairs, tris, offsets = NO_TRIANGLES, NO_TRIANGLES, NO_OFFSETS
         else:
             pairs = buf.pairs(n)
             if all_pairs:
                 tris, offsets = buf.triangles(n)
             else:
-                tris, offsets = _NO_TRIANGLES, _zero_offsets(n)
+                tris, offsets = NO_TRIANGLES, zero_offsets(n)
         if self._trace_on:
             self.trace = buf.trace()
         facts = (self._time, len(self._objects), self._n_dyn, self._n_stat,
@@ -613,7 +519,7 @@ class Scene:
         for k in np.flatnonzero(plain)[self._plain_overlap(cand[:, plain])].tolist():
             contacts[k] = touching
         hits = np.array([c is not None for c in contacts], dtype=bool)
-        pairs, tris, offsets = _collect(cand, hits, contacts, mode)
+        pairs, tris, offsets = collect(cand, hits, contacts, mode)
         n_ids, n = len(ids), cand.shape[1]
         stats = StepStats(
             self._time, n_ids, n_ids * (n_ids - 1) // 2, int(both_static.sum()), 0,
@@ -636,7 +542,7 @@ class Scene:
         flip = oi.kind != MESH
         mesh_obj, vol = (oj, oi) if flip else (oi, oj)
         matrix = _k.relative(rot, trans, j, i) if flip else _k.relative(rot, trans, i, j)
-        faces = _mesh_volume_brute(mesh_obj, vol, matrix)
+        faces = mesh_volume_brute(mesh_obj, vol, matrix)
         if not len(faces):
             return None
         out = np.full((2, len(faces)), -1, np.intp)
@@ -658,9 +564,9 @@ class Scene:
                      for i, j in pairs.T.tolist()], dtype=bool,
                 )  # fmt: skip
                 if sel.any():
-                    a = _world_shapes([self._objects[i] for i in pairs[0, sel].tolist()],
+                    a = world_shapes([self._objects[i] for i in pairs[0, sel].tolist()],
                                       rot[pairs[0, sel]], trans[pairs[0, sel]])  # fmt: skip
-                    b = _world_shapes([self._objects[j] for j in pairs[1, sel].tolist()],
+                    b = world_shapes([self._objects[j] for j in pairs[1, sel].tolist()],
                                       rot[pairs[1, sel]], trans[pairs[1, sel]])  # fmt: skip
                     out[sel] = mixed.overlap(a, b)
         return out
@@ -775,86 +681,3 @@ class Scene:
                 self._threshold_value = value
                 t["bounds_version"][:] = -1  # the grown boxes depend on it
         self._lists_dirty = False
-
-
-# -- the twin's exact tests ----------------------------------------------------------------
-
-
-_ZERO_OFFSETS = {}
-
-
-def _zero_offsets(n):
-    """The read-only (n + 1,) zeros of a mode-"any" result, one array per n."""
-    out = _ZERO_OFFSETS.get(n)
-    if out is None:
-        out = np.zeros(n + 1, np.intp)
-        out.flags.writeable = False
-        if len(_ZERO_OFFSETS) < 4096:
-            _ZERO_OFFSETS[n] = out
-    return out
-
-
-def _lift_rows(arr, key):
-    """(K, 2) velocities as (K, 3) with z = 0, or (K,) spins as (K, 3) about z."""
-    out = np.zeros((len(arr), 3))
-    if key == "omega":
-        out[:, 2] = arr
-    else:
-        out[:, :2] = arr
-    return out
-
-
-def _snap(linear):
-    """Rotations snapped to the nearest rotation where they are not one to rounding."""
-    err = np.abs(np.einsum("kji,kjl->kil", linear, linear) - np.eye(3)).max(axis=(1, 2))
-    out = np.array(linear, dtype=np.float64)
-    off = np.flatnonzero(err > 1e-14)
-    if len(off):
-        u, _, vt = np.linalg.svd(out[off])
-        out[off] = u @ vt
-    return out
-
-
-def _world_shapes(objs, rot, trans):
-    """Plain objects of one kind in world coordinates: Spheres or OBBs."""
-    center = np.einsum("kij,kj->ki", rot, np.array([o.center for o in objs])) + trans
-    if objs[0].kind == SPHERE:
-        return Spheres(center, np.array([o.radius for o in objs]))
-    half = np.array([o.half for o in objs])
-    return OBBs(center, half, rot @ np.array([o.rot for o in objs]))
-
-
-def _mesh_volume_brute(mesh_obj, vol, matrix):
-    """Faces of the mesh touching the plain volume (given in the mesh's frame by
-    ``matrix``): every face tested exactly."""
-    rot = matrix[:3, :3]
-    center = np.array([rot[r] @ vol.center for r in range(3)]) + matrix[:3, 3]
-    tris = mesh_obj.tris
-    faces = np.arange(len(tris), dtype=np.intp)
-    found = np.empty(len(faces), np.intp)
-    if vol.kind == SPHERE:
-        m = _k.triangles_sphere(tris, faces, center, float(vol.radius), False, found)
-    else:
-        box_rot = np.ascontiguousarray(rot @ vol.rot)
-        m = _k.triangles_box(tris, faces, center, vol.half, box_rot, False, found)
-    return found[:m]
-
-
-def _collect(tested, hits, contacts, mode):
-    """The touching pairs, sorted, with their contacts flattened: (pairs (2, n),
-    triangles (2, T), offsets (n + 1,))."""
-    pairs = tested[:, hits]
-    n = pairs.shape[1]
-    offsets = np.zeros(n + 1, np.intp)
-    if n > 1:
-        order = np.lexsort((pairs[1], pairs[0]))
-        pairs = pairs[:, order]
-    else:
-        order = range(n)
-    pairs = np.ascontiguousarray(pairs)
-    if mode == "any" or not n:
-        return pairs, np.empty((2, 0), np.intp), offsets
-    found = [contacts[k] for k in np.flatnonzero(hits)]
-    found = [found[k] for k in order]
-    offsets[1:] = np.cumsum([c.shape[1] for c in found])
-    return pairs, np.ascontiguousarray(np.concatenate(found, axis=1)), offsets
