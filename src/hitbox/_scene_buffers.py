@@ -152,10 +152,6 @@ class SceneBuffers:
         self._horizon = self.ctl[_kl.C_HORIZON : _kl.C_HORIZON + 1].view(np.float64)
         self._pairs = self.out_i[: 2 * cap].reshape(2, cap)
 
-    def forget_pairs(self):
-        """Drop every pair's sleep and witness (the schedule starts afresh)."""
-        self.ctl[_kl.C_MEM_N] = 0
-
     def _size_memory(self, cap):
         ctl = self.ctl
         n, cur = ctl[_kl.C_MEM_N], ctl[_kl.C_CUR]
