@@ -16,22 +16,12 @@ _EMPTY_PAIRS = np.empty((2, 0), np.intp)
 _ZERO_OFFSETS = np.zeros(1, np.intp)
 _EMPTY_PAIRS.flags.writeable = _ZERO_OFFSETS.flags.writeable = False
 
+#: Node pairs the two halves of the front buffer hold at first, and at most (32 MiB).
+_FRONT_START, _FRONT_MAX = 1 << 12, 1 << 21
+
 _F_WIDTH = [int(np.prod(shape, dtype=np.int64)) for _, shape in _kl.F_FIELDS]
 _F_OFFSET = np.concatenate([[0], np.cumsum(_F_WIDTH)]).astype(int)
 assert _F_OFFSET[-1] == _kl.NF and len(_kl.I_FIELDS) == _kl.NI
-
-
-def _parents(first, count):
-    """Each node's parent (the root's: 0) and each slot's leaf, of a flat tree."""
-    parent = np.zeros(len(first), np.int64)
-    inner = np.flatnonzero(count == 0)
-    parent[first[inner]] = inner
-    parent[first[inner] + 1] = inner
-    leaf = np.zeros(int(count.sum()), np.int64)
-    leaves = np.flatnonzero(count > 0)
-    leaf[np.concatenate([np.arange(first[m], first[m] + count[m]) for m in leaves])
-         if len(leaves) else np.zeros(0, np.int64)] = np.repeat(leaves, count[leaves])  # fmt: skip
-    return parent, leaf
 
 
 class SceneBuffers:
@@ -49,7 +39,8 @@ class SceneBuffers:
         self._given = []  # meshes given, kept alive so their ids stay unique
         self.tree_f = np.zeros(0)
         self.tree_i = np.zeros(1, np.int64)  # no trees
-        self.mem_i = np.zeros((2, 0, 6), np.int64)
+        self.mem_i = np.zeros((2, 0, _kl.MEM_COLS), np.int64)
+        self.front = np.zeros((2, _FRONT_START), np.int64)
         self.ctl = np.zeros(_kl.C_LISTS + 1, np.int64)
         self.out_i = np.zeros(0, np.int64)
         self._size_output(16, 64, 0)
@@ -113,10 +104,8 @@ class SceneBuffers:
                 meta[t, col] = f_at
                 floats.append(np.ravel(arr))
                 f_at += arr.size
-            parent, leaf = _parents(first, count)
             for col, arr in ((_kl.M_FIRST, first), (_kl.M_COUNT, count),
-                             (_kl.M_ORDER, mesh.bvh.prim_order),
-                             (_kl.M_PARENT, parent), (_kl.M_LEAF, leaf)):  # fmt: skip
+                             (_kl.M_ORDER, mesh.bvh.prim_order)):  # fmt: skip
                 meta[t, col] = i_at
                 ints.append(arr.astype(np.int64))
                 i_at += arr.size
@@ -155,9 +144,12 @@ class SceneBuffers:
     def _size_memory(self, cap):
         ctl = self.ctl
         n, cur = ctl[_kl.C_MEM_N], ctl[_kl.C_CUR]
-        mem_i = np.zeros((2, cap, 6), np.int64)
+        mem_i = np.zeros((2, cap, _kl.MEM_COLS), np.int64)
         mem_i[0, :n] = self.mem_i[cur, :n]
-        self.mem_i = mem_i
+        front = self.front
+        if cur:
+            front = front[::-1].copy()  # the fronts the rows point to, kept
+        self.mem_i, self.front = mem_i, front
         ctl[_kl.C_CUR] = 0
         ctl[_kl.C_MEM_CAP] = cap
 
@@ -184,11 +176,21 @@ class SceneBuffers:
             trace = max(int(ctl[_kl.C_TRACE_CAP]), 2 * int(ctl[_kl.C_NEED_TRACE]))
             self._size_output(pairs, tris, trace if flags & 2 else ctl[_kl.C_TRACE_CAP])
             n = _ks.step(
-                self.fbuf, self.ibuf, self.tree_f, self.tree_i, self.mem_i, self.ctl,
-                self.out_i, dt, now, threshold, method, flags,
+                self.fbuf, self.ibuf, self.tree_f, self.tree_i, self.mem_i, self.front,
+                self.ctl, self.out_i, dt, now, threshold, method, flags,
             )  # fmt: skip
             if n >= 0:
                 return n
+
+    def grow_fronts(self):
+        """After a step whose fronts did not fit (some pairs will walk from the root
+        next time): room for twice as many, up to ``_FRONT_MAX``, the kept ones
+        copied."""
+        need = min(int(self.ctl[_kl.C_NEED_FRONT]), _FRONT_MAX)
+        if need > self.front.shape[1]:
+            front = np.zeros((2, need), np.int64)
+            front[:, : self.front.shape[1]] = self.front
+            self.front = front
 
     def pairs(self, n):
         """(2, n) touching object pairs of the last step."""

@@ -457,11 +457,13 @@ class Scene:
         self._time += dt
         # the kernel called here, not through buf.run: a quiet step is about one call
         n = _ks.step(
-            buf.fbuf, buf.ibuf, buf.tree_f, buf.tree_i, buf.mem_i, buf.ctl, buf.out_i,
-            dt, self._time, self._threshold_value, self._sweep, flags,
+            buf.fbuf, buf.ibuf, buf.tree_f, buf.tree_i, buf.mem_i, buf.front, buf.ctl,
+            buf.out_i, dt, self._time, self._threshold_value, self._sweep, flags,
         )  # fmt: skip
         if n < 0:
             n = buf.run_again(dt, self._time, self._threshold_value, self._sweep, flags)
+        if buf.ctl[_kl.C_NEED_FRONT]:
+            buf.grow_fronts()
         counts = buf.counts()
         self._horizon = -math.inf if self._trace_on else buf.horizon()
         if self._horizon > self._time:

@@ -2,7 +2,7 @@
 pretreatment and sleep schedule, per-object volumes and the narrow phase, in one call.
 
 The scene's state lives in a few flat buffers, so a step costs one Python-to-numba call
-with seven array arguments (each argument costs numba about 0.07 µs to unbox):
+with eight array arguments (each argument costs numba about 0.07 µs to unbox):
 
 - ``fbuf``: the per-object float tables, field after field (``F_FIELDS``), each a
   C-contiguous block of ``cap`` rows; ``ibuf`` the int tables (``I_FIELDS``).
@@ -12,8 +12,12 @@ with seven array arguments (each argument costs numba about 0.07 µs to unbox):
   the step compiles once, whatever trees the meshes were given.
 - ``mem_i``: what a pair carries from one step to the next, double-buffered and
   sorted by pair key ``i << 32 | j``: its sleep (wake-up time, the two objects'
-  epochs) and its witness (the triangle pair that crossed last step); column 5 holds
-  the wake-up time's float64 bits.
+  epochs), its witness (the triangle pair that crossed last step) and where its front
+  lies in ``front``; column 5 holds the wake-up time's float64 bits.
+- ``front``: (2, F) int64, double-buffered as the memory: the node pairs where each
+  mesh pair's last tree walk stopped (:mod:`hitbox._kernels.front`). A step whose
+  fronts do not fit asks for more in ``ctl[C_NEED_FRONT]``; the pairs that missed
+  out walk from the root next time.
 - ``ctl``: sizes, capacities, counts out, and the id lists (``C_*``).
 - ``out_i``: the touching pairs, their triangle pairs and offsets, and the trace.
 
@@ -57,6 +61,7 @@ from hitbox._kernels.scene_layout import (
     C_N_STAT,
     C_NARROW,
     C_NEAR,
+    C_NEED_FRONT,
     C_NEED_MEM,
     C_NEED_PAIRS,
     C_NEED_TRACE,
@@ -102,14 +107,18 @@ from hitbox._kernels.slabs import slab_overlap
 
 
 @njit(inline="always")
-def _remember(mem_i, mem_f, nxt, n, key, epoch, i, j, wit_a, wit_b, wake):
-    """Row n of the next memory: pair (i, j)'s epochs, witness and wake-up time."""
+def _remember(mem_i, mem_f, nxt, n, key, epoch, i, j, wit_a, wit_b, wake, at, size, root):
+    """Row n of the next memory: pair (i, j)'s epochs, witness, wake-up time, and its
+    front (offset, length, length from its last walk from the root)."""
     mem_i[nxt, n, 0] = key
     mem_i[nxt, n, 1] = epoch[i]
     mem_i[nxt, n, 2] = epoch[j]
     mem_i[nxt, n, 3] = wit_a
     mem_i[nxt, n, 4] = wit_b
     mem_f[nxt, n, 5] = wake
+    mem_i[nxt, n, 6] = at
+    mem_i[nxt, n, 7] = size
+    mem_i[nxt, n, 8] = root
     return n + 1
 
 
@@ -261,7 +270,7 @@ def _trace_pair(out_i, ctl, base, slot, i, j):
 
 @njit(cache=True, nogil=True)
 def step(
-    fb, ib, tf, ti, mem_i, ctl, out_i, dt, now, threshold, method, flags,
+    fb, ib, tf, ti, mem_i, front, ctl, out_i, dt, now, threshold, method, flags,
 ):  # fmt: skip
     """Advance the moving objects by ``dt`` and find every touching pair (see the
     module doc for the buffers). ``flags``: bit 0 ``all`` (every triangle pair, else
@@ -317,6 +326,7 @@ def step(
 
     for k in range(C_COUNTS, C_NEED_TRACE + 1):
         ctl[k] = 0
+    ctl[C_NEED_FRONT] = 0
     ctl[C_NEAR] = n_near
     cap_p = ctl[C_PAIR_CAP]
     cap_t = ctl[C_TRI_CAP]
@@ -344,6 +354,7 @@ def step(
     ignore = ctl[C_LISTS + n_dyn + n_stat + n_moving + ctl[C_N_ORDER] :]
     ignore = ignore[1 : 1 + ignore[0]]
     n_new = 0
+    front_at = 0  # where the next pair's front goes in front[nxt]
     n_hits = 0
     n_tris = 0
     horizon = np.inf  # no pair can touch before this time (the quiet horizon)
@@ -363,7 +374,9 @@ def step(
         mesh_j = is_mesh[j] != 0
         swept = continuous and not (mesh_i or mesh_j) and v != FILTERED and v != ASLEEP
         if swept and v == SCHEDULED:  # sleeps from the end of the step on, as usual
-            n_new = _remember(mem_i, mem_f, nxt, n_new, key, epoch, i, j, -1, -1, wake)
+            n_new = _remember(
+                mem_i, mem_f, nxt, n_new, key, epoch, i, j, -1, -1, wake, 0, 0, 0
+            )
         if swept:
             v = CANDIDATE
         ctl[C_COUNTS + v] += 1
@@ -374,7 +387,9 @@ def step(
         elif v != FILTERED:
             horizon = -np.inf  # a pair near enough to be tested: no quiet steps
         if v == ASLEEP or v == SCHEDULED:
-            n_new = _remember(mem_i, mem_f, nxt, n_new, key, epoch, i, j, -1, -1, wake)
+            n_new = _remember(
+                mem_i, mem_f, nxt, n_new, key, epoch, i, j, -1, -1, wake, 0, 0, 0
+            )
             continue
         if v != CANDIDATE:
             continue
@@ -390,14 +405,19 @@ def step(
         ctl[C_NARROW] += 1
         if tracing:
             _trace_pair(out_i, ctl, trace_base, 2, i, j)
-        m, hit_time, wit_a, wit_b = narrow_pair(
-            i, j, key, fb, ib, cap, tf, ti, meta, mem_i, cur, n_mem, first_only,
-            swept, dt, tris_out, n_tris,
+        m, hit_time, wit_a, wit_b, n_front, root = narrow_pair(
+            i, j, key, fb, ib, cap, tf, ti, meta, mem_i, cur, n_mem, front[cur],
+            front[nxt, front_at:], first_only, swept, dt, tris_out, n_tris,
         )  # fmt: skip
-        if m > 0 and wit_a >= 0:
+        if n_front < 0:
+            ctl[C_NEED_FRONT] = 2 * front.shape[1]  # for the next step
+            n_front = 0
+        if wit_a >= 0 or n_front > 0:
             n_new = _remember(
-                mem_i, mem_f, nxt, n_new, key, epoch, i, j, wit_a, wit_b, -np.inf
-            )
+                mem_i, mem_f, nxt, n_new, key, epoch, i, j, wit_a, wit_b, -np.inf,
+                front_at, n_front, root,
+            )  # fmt: skip
+            front_at += n_front
         if m == 0:
             continue
         out_i[n_hits] = i

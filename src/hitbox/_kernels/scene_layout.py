@@ -65,7 +65,7 @@ STATIC, IS_MESH, VKIND, GROUP, MASK, EPOCH, VERSION, BVER, VOLVER, TREE, NI = ra
 #: Columns of the tree table: sizes, then offsets into tree_f and tree_i.
 M_NODES, M_SLOTS, M_VERTS, M_DEPTH = 0, 1, 2, 3
 M_BV0, M_BV1, M_BV2, M_NBOX, M_TRIS, M_SBOX, M_VERT, M_MAG = 5, 6, 7, 8, 9, 10, 11, 12
-M_FIRST, M_COUNT, M_ORDER, M_PARENT, M_LEAF, M_COLS = 13, 14, 15, 16, 17, 18
+M_FIRST, M_COUNT, M_ORDER, M_COLS = 13, 14, 15, 16
 
 #: ``ctl`` layout: buffer state, capacities, counts, needs, then the id lists.
 C_CUR, C_MEM_N, C_MEM_CAP, C_PAIR_CAP, C_TRI_CAP, C_TRACE_CAP = 0, 1, 2, 3, 4, 5
@@ -73,6 +73,9 @@ C_COUNTS = 8  # 6 verdict counts (pipeline.FILTERED..CANDIDATE) from here
 C_NEAR, C_VOL, C_VOL_PASSED, C_NARROW, C_HITS, C_TRIS = 14, 15, 16, 17, 18, 19
 C_TRACE_NEAR, C_TRACE_VOL, C_TRACE_NARROW = 20, 21, 22
 C_NEED_MEM, C_NEED_PAIRS, C_NEED_TRIS, C_NEED_TRACE, C_HORIZON = 24, 25, 26, 27, 28
+C_NEED_FRONT = 29
+#: Columns of a pair's memory row (see the step kernel).
+MEM_COLS = 9
 C_N_DYN, C_N_STAT, C_N_MOVING, C_N_ORDER, C_LISTS = 32, 33, 34, 35, 40
 
 #: Broad-phase methods: every dynamic pair, or sort-and-sweep on x with a kept order.

@@ -8,11 +8,9 @@ import numpy as np
 from numba import njit
 
 from hitbox._kernels.bv import overlap
-from hitbox._kernels.collide import (
-    _pose,
-    stack_rows,
-)
+from hitbox._kernels.collide import stack_rows
 from hitbox._kernels.contact_time import first_contact
+from hitbox._kernels.front import front_walk
 from hitbox._kernels.mixed import (
     aabb_kdop,
     aabb_obb,
@@ -39,9 +37,7 @@ from hitbox._kernels.scene_layout import (
     AX26,
     IS_MESH,
     M_DEPTH,
-    M_LEAF,
     M_MAG,
-    M_PARENT,
     M_VERT,
     M_VERTS,
     ROT,
@@ -349,29 +345,20 @@ def _triangle_in_box(tris, s, center, half, rot):
     )
 
 
-#: Levels above a witness's leaves where the next step's search starts.
-LOCAL_LEVELS = 3
-
-
-@njit(inline="always")
-def _ancestor(ti, meta, t, slot):
-    """The node LOCAL_LEVELS above the leaf holding ``slot`` in tree t."""
-    leaf = ti[meta[t, M_LEAF] + slot]
-    parent = meta[t, M_PARENT]
-    node = leaf
-    for _ in range(LOCAL_LEVELS):
-        if node == 0:
-            break
-        node = ti[parent + node]
-    return node
+#: A front longer than FRONT_GROWTH times the last root walk's, plus FRONT_SLACK, is
+#: dropped for a walk from the root (fronts are never pulled back up).
+FRONT_GROWTH, FRONT_SLACK = 2, 32
 
 
 @njit(cache=True, nogil=True)
-def _mesh_mesh(i, j, fb, cap, ib, tf, ti, meta, first_only, wit, rel_r, rel_t, buf):
-    """Mesh i against mesh j: (n crossing slot pairs in buf[:, :n], buf). With
+def _mesh_mesh(
+    i, j, fb, cap, ib, tf, ti, meta, first_only, wit, old, new, rel_r, rel_t, buf
+):  # fmt: skip
+    """Mesh i against mesh j: (n crossing slot pairs in buf[:, :n], buf, n_new). With
     ``first_only``, the witness slot pair ``wit`` (from the last step) is tested
-    first and settles the pair when it still crosses; then the subtrees around it
-    (one walk from the subtrees a few levels above it); then the whole trees."""
+    first and settles the pair when it still crosses (its front ``old`` kept as
+    ``new``); else the trees are walked from the front ``old`` (:mod:`hitbox._kernels.
+    front`), the new front written to ``new[:n_new]`` (n_new -1: it did not fit)."""
     rot = f3(fb, cap, ROT, 3, 3)
     trans = f2(fb, cap, TRANS, 3)
     relative_into(rot, trans, i, j, rel_r, rel_t)
@@ -380,37 +367,26 @@ def _mesh_mesh(i, j, fb, cap, ib, tf, ti, meta, first_only, wit, rel_r, rel_t, b
     a_first, a_count, a_tris, a_sbox, _, _ = tree_arrays(tf, ti, meta, ta)
     b_first, b_count, b_tris, b_sbox, _, _ = tree_arrays(tf, ti, meta, tb)
     if len(a_first) == 0 or len(b_first) == 0:
-        return 0, buf
+        return 0, buf, 0
     if first_only and wit[0] >= 0:
         p0, p1, p2 = load(a_tris, wit[0])
         q0, q1, q2 = load_xf(b_tris, wit[1], rel_r, rel_t)
         if tri_tri_overlap(p0, p1, p2, q0, q1, q2):
             buf[0, 0] = wit[0]
             buf[1, 0] = wit[1]
-            return 1, buf
+            if len(old) > len(new):
+                return 1, buf, -1
+            new[: len(old)] = old
+            return 1, buf, len(old)
     a0, a1, a2 = obb_parts(tf, meta, ta)
     b0, b1, b2 = obb_parts(tf, meta, tb)
-    rows = stack_rows(meta[ta, M_DEPTH], meta[tb, M_DEPTH])
-    a_mag, b_mag = tf[meta[ta, M_MAG]], tf[meta[tb, M_MAG]]
-    if first_only and wit[0] >= 0:
-        # the crossing moves little between steps: walk the subtrees a few levels
-        # above the witness's leaves first (Lin & Canny's coherence, by node pairs)
-        out, n = _pose(
-            a0, a1, a2, a_first, a_count, a_tris, a_sbox, a_mag,
-            b0, b1, b2, b_first, b_count, b_tris, b_sbox, b_mag,
-            rel_r, rel_t, True, rows, 4,
-            _ancestor(ti, meta, ta, wit[0]), _ancestor(ti, meta, tb, wit[1]),
-        )  # fmt: skip
-        if n > 0:
-            return n, out
-    # the whole trees: the walk TriangleMesh.intersect_many runs (read-only views of the
-    # registry type as the meshes' own arrays)
-    out, n = _pose(
-        a0, a1, a2, a_first, a_count, a_tris, a_sbox, a_mag,
-        b0, b1, b2, b_first, b_count, b_tris, b_sbox, b_mag,
-        rel_r, rel_t, first_only, rows, 16, 0, 0,
+    out, n, n_new = front_walk(
+        a0, a1, a2, a_first, a_count, a_tris, a_sbox, tf[meta[ta, M_MAG]],
+        b0, b1, b2, b_first, b_count, b_tris, b_sbox, tf[meta[tb, M_MAG]],
+        rel_r, rel_t, first_only, stack_rows(meta[ta, M_DEPTH], meta[tb, M_DEPTH]),
+        old, new, buf,
     )  # fmt: skip
-    return n, out
+    return n, out, n_new
 
 
 @njit(inline="always")
@@ -441,13 +417,16 @@ def motion_state(o, fb, ib, cap):
 
 @njit(cache=True, nogil=True)
 def narrow_pair(
-    i, j, key, fb, ib, cap, tf, ti, meta, mem_i, cur, n_mem, first_only, swept, dt,
-    tris_out, n_tris,
+    i, j, key, fb, ib, cap, tf, ti, meta, mem_i, cur, n_mem, front_old, front_new,
+    first_only, swept, dt, tris_out, n_tris,
 ):  # fmt: skip
     """The exact test of one candidate pair: (touching primitive pairs m (1 for two
-    plain volumes), contact time (dt unless swept), witness slot pair or -1, -1).
-    Writes the pair's triangle pairs at ``tris_out[:, n_tris:]`` where they fit (mode
-    all)."""
+    plain volumes), contact time (dt unless swept), witness slot pair or -1, -1, the
+    length of its new front, written at the start of ``front_new`` (-1: it did not
+    fit), and the front length of its last walk from the root). Two meshes walk from
+    the front their memory row points to in ``front_old`` (unless it has grown past
+    FRONT_GROWTH times that root length: fronts only deepen). Writes the pair's
+    triangle pairs at ``tris_out[:, n_tris:]`` where they fit (mode all)."""
     is_mesh = i1(ib, cap, IS_MESH)
     mesh_i = is_mesh[i] != 0
     mesh_j = is_mesh[j] != 0
@@ -456,25 +435,32 @@ def narrow_pair(
     rel_t = np.empty(3)
     if mesh_i and mesh_j:
         wit = np.full(2, -1, np.int64)
-        if first_only:
-            s = find_key(mem_i, cur, n_mem, key)
-            if s >= 0:
-                wit[0] = mem_i[cur, s, 3]
-                wit[1] = mem_i[cur, s, 4]
+        old = front_old[:0]
+        root = 0
+        s = find_key(mem_i, cur, n_mem, key)
+        if s >= 0:
+            wit[0] = mem_i[cur, s, 3]
+            wit[1] = mem_i[cur, s, 4]
+            at, length, root = mem_i[cur, s, 6], mem_i[cur, s, 7], mem_i[cur, s, 8]
+            if length <= FRONT_GROWTH * root + FRONT_SLACK:
+                old = front_old[at : at + length]
         buf = np.empty((2, 16), np.intp)
-        m, buf = _mesh_mesh(
-            i, j, fb, cap, ib, tf, ti, meta, first_only, wit, rel_r, rel_t, buf
-        )
-        if m > 0 and first_only:
-            return m, dt, buf[0, 0], buf[1, 0]
-        if m > 0 and n_tris + m <= cap_t:
+        m, buf, n_new = _mesh_mesh(
+            i, j, fb, cap, ib, tf, ti, meta, first_only, wit, old, front_new, rel_r,
+            rel_t, buf,
+        )  # fmt: skip
+        if len(old) == 0:
+            root = max(n_new, 0)
+        if m == 0:
+            return 0, dt, -1, -1, n_new, root
+        if not first_only and n_tris + m <= cap_t:
             tree = i1(ib, cap, TREE)
             _, _, _, _, _, order_a = tree_arrays(tf, ti, meta, tree[i])
             _, _, _, _, _, order_b = tree_arrays(tf, ti, meta, tree[j])
             tris_out[:, n_tris : n_tris + m] = _sorted_face_pairs(
                 buf[0], buf[1], m, order_a, order_b
             )
-        return m, dt, -1, -1
+        return m, dt, buf[0, 0], buf[1, 0], n_new, root
     if mesh_i or mesh_j:
         mo, w = (i, j) if mesh_i else (j, i)
         fresh_volume(w, fb, ib, cap, tf, meta)
@@ -487,7 +473,7 @@ def narrow_pair(
             row = 0 if mesh_i else 1
             tris_out[row, n_tris : n_tris + m] = faces
             tris_out[1 - row, n_tris : n_tris + m] = -1
-        return m, dt, -1, -1
+        return m, dt, -1, -1, 0, 0
     hit_time = dt
     if swept:
         kind_i, state_i = motion_state(i, fb, ib, cap)
@@ -501,4 +487,4 @@ def narrow_pair(
     if m > 0 and not first_only and n_tris + 1 <= cap_t:
         tris_out[0, n_tris] = -1
         tris_out[1, n_tris] = -1
-    return m, hit_time, -1, -1
+    return m, hit_time, -1, -1, 0, 0
