@@ -5,8 +5,9 @@
 1. ``two tori``: seed 003's scene as a new user writes it: two tori of 5,000 triangles,
    B moving (0.5, 0, 0) and turning (0, 1, 0.3) from (-5, 0.2, 0.1), 200 steps of 0.05.
    ``OBB only`` calls ``A.intersect(B, pose)`` at every step (poses recorded from the
-   Scene beforehand); ``Scene.step`` integrates the motion itself. Modes any and all;
-   contacts checked equal at every step.
+   Scene beforehand), and ``intersect_many`` all those poses in one call;
+   ``Scene.step`` integrates the motion itself, one call a step, and ``Scene.run`` all
+   200 steps in one call. Modes any and all; contacts checked equal at every step.
 2. ``quiet step``: two objects far apart, every pair asleep or far: one step's time
    against an empty Python function call and a one-array numba call.
 3. ``60 tori``: 60 tori of 2,000 triangles spinning in a box, poses set by hand every
@@ -58,20 +59,33 @@ def _two_tori(steps, repeats):
     for _ in range(steps):
         scene.step(DT)
         poses.append(scene.pose(ib))
+    stacked = np.stack(poses)
     rows = []
     for mode in ("any", "all"):
-        best = {"OBB only": np.inf, "Scene.step": np.inf}
+        names = ("OBB only", "OBB only, intersect_many", "Scene.step", "Scene.run")
+        best = dict.fromkeys(names, np.inf)
         touching = 0
         for _ in range(repeats):
             start = time.perf_counter()
             ref = [a.intersect(b, p, mode=mode) for p in poses]
             best["OBB only"] = min(best["OBB only"], time.perf_counter() - start)
+            start = time.perf_counter()
+            batch = a.intersect_many(b, stacked, mode=mode)
+            best[names[1]] = min(best[names[1]], time.perf_counter() - start)
             fresh, _ = _tori_scene(a, b)
             fresh.step(0.0)  # the scene's first query is outside the trajectory
             start = time.perf_counter()
             got = [fresh.step(DT, mode=mode) for _ in range(steps)]
             best["Scene.step"] = min(best["Scene.step"], time.perf_counter() - start)
+            fresh, _ = _tori_scene(a, b)
+            fresh.step(0.0)
+            start = time.perf_counter()
+            run = fresh.run(DT, steps, mode=mode)
+            best["Scene.run"] = min(best["Scene.run"], time.perf_counter() - start)
             same = all(_same(r, g, mode) for r, g in zip(ref, got, strict=True))
+            same &= all(_same(r, run[k], mode) for k, r in enumerate(ref))
+            if mode == "any":
+                same &= np.array_equal(batch, [bool(r) for r in ref])
             assert same, "the Scene and OBB only disagree"
             touching = sum(g.pairs.shape[1] for g in got)
         base = best["OBB only"]

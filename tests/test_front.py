@@ -21,7 +21,8 @@ def _walk(pose, first_only, old, cap=1 << 14):
         bv0, bv1, bv2, first, count, tris, sbox, mag,
         bv0, bv1, bv2, first, count, tris, sbox, mag,
         np.ascontiguousarray(pose[:3, :3]), np.ascontiguousarray(pose[:3, 3]),
-        first_only, stack_rows(depth, depth), old, new, np.empty((2, 4), np.intp),
+        first_only, np.empty((stack_rows(depth, depth), 2), np.int64), old, new,
+        np.empty((2, 4), np.intp),
     )  # fmt: skip
     pairs = {(int(a), int(b)) for a, b in zip(out[0, :n], out[1, :n], strict=True)}
     return pairs, (new[:n_new] if n_new >= 0 else None)

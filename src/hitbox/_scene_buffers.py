@@ -16,12 +16,20 @@ _EMPTY_PAIRS = np.empty((2, 0), np.intp)
 _ZERO_OFFSETS = np.zeros(1, np.intp)
 _EMPTY_PAIRS.flags.writeable = _ZERO_OFFSETS.flags.writeable = False
 
-#: Node pairs the two halves of the front buffer hold at first, and at most (32 MiB).
+#: Node pairs each row of the front buffer holds at first, and at most (48 MiB): two
+#: rows of fronts, one of scratch for the tree walk's stack.
 _FRONT_START, _FRONT_MAX = 1 << 12, 1 << 21
 
 _F_WIDTH = [int(np.prod(shape, dtype=np.int64)) for _, shape in _kl.F_FIELDS]
 _F_OFFSET = np.concatenate([[0], np.cumsum(_F_WIDTH)]).astype(int)
 assert _F_OFFSET[-1] == _kl.NF and len(_kl.I_FIELDS) == _kl.NI
+
+
+def _grown(arr, n, need):
+    """arr (rows, C) with room for at least ``need`` columns, the first n kept."""
+    out = np.empty((arr.shape[0], max(2 * arr.shape[1], need)), arr.dtype)
+    out[:, :n] = arr[:, :n]
+    return out
 
 
 class SceneBuffers:
@@ -40,7 +48,7 @@ class SceneBuffers:
         self.tree_f = np.zeros(0)
         self.tree_i = np.zeros(1, np.int64)  # no trees
         self.mem_i = np.zeros((2, 0, _kl.MEM_COLS), np.int64)
-        self.front = np.zeros((2, _FRONT_START), np.int64)
+        self.front = np.zeros((3, _FRONT_START), np.int64)
         self.ctl = np.zeros(_kl.C_LISTS + 1, np.int64)
         self.out_i = np.zeros(0, np.int64)
         self._size_output(16, 64, 0)
@@ -51,7 +59,7 @@ class SceneBuffers:
     def grow(self, cap):
         """Tables of ``cap`` rows, the old rows kept."""
         old, old_views = self.cap, self.views
-        fbuf = np.zeros(cap * _kl.NF)
+        fbuf = np.zeros(cap * _kl.NF + _kl.SCRATCH_F)
         ibuf = np.zeros(cap * _kl.NI, np.int64)
         views = {}
         for (name, shape), off, width in zip(
@@ -148,7 +156,7 @@ class SceneBuffers:
         mem_i[0, :n] = self.mem_i[cur, :n]
         front = self.front
         if cur:
-            front = front[::-1].copy()  # the fronts the rows point to, kept
+            front = front[[1, 0, 2]]  # the fronts the rows point to, kept
         self.mem_i, self.front = mem_i, front
         ctl[_kl.C_CUR] = 0
         ctl[_kl.C_MEM_CAP] = cap
@@ -182,13 +190,64 @@ class SceneBuffers:
             if n >= 0:
                 return n
 
+    def run_many(self, dt, now, horizon, threshold, method, flags, steps):
+        """``steps`` steps in as few compiled calls as the buffers allow (see
+        :func:`hitbox._kernels.scene.run_steps`). Returns (times, log (5, P), triangle
+        pairs (2, T), time, horizon)."""
+        times = np.empty(steps)
+        log = np.empty((_ks.LOG_ROWS, 64), np.int64)
+        log_t = np.empty((2, 64 if flags & 1 else 0), np.int64)
+        n_log = n_log_t = done = 0
+        while done < steps:
+            reason, k, now, horizon, n_log, n_log_t = _ks.run_steps(
+                self.fbuf, self.ibuf, self.tree_f, self.tree_i, self.mem_i, self.front,
+                self.ctl, self.out_i, log, log_t, times[done:], dt, now, horizon,
+                threshold, method, flags, n_log, n_log_t, done,
+            )  # fmt: skip
+            if self.ctl[_kl.C_NEED_FRONT]:
+                self.grow_fronts()
+            done += k
+            if reason == _ks.RUN_DONE:
+                break
+            if reason == _ks.RUN_SHORT_STEP:  # that step alone, its buffers grown
+                now += dt
+                times[done] = now
+                n = self.run_again(dt, now, threshold, method, flags)
+                if self.ctl[_kl.C_NEED_FRONT]:
+                    self.grow_fronts()
+                if not flags & 2:
+                    horizon = self.horizon()
+                done += 1
+            else:
+                n = int(self.ctl[_kl.C_HITS])
+            # the last step done is in the output, not yet in the log
+            log, log_t = self._log_step(log, log_t, n_log, n_log_t, done - 1, n, flags)
+            n_log += n
+            n_log_t += int(self.ctl[_kl.C_TRIS]) if flags & 1 else 0
+        return times, log[:, :n_log], log_t[:, :n_log_t], now, horizon
+
+    def _log_step(self, log, log_t, n_log, n_log_t, step, n, flags):
+        """Append the last step's n pairs (from the output) to the log, grown."""
+        tris, offsets = self.triangles(n) if flags & 1 else (_EMPTY_PAIRS, None)
+        if n_log + n > log.shape[1]:
+            log = _grown(log, n_log, n_log + n)
+        if n_log_t + tris.shape[1] > log_t.shape[1]:
+            log_t = _grown(log_t, n_log_t, n_log_t + tris.shape[1])
+        at = slice(n_log, n_log + n)
+        log[0, at] = step
+        log[1:3, at] = self.pairs(n)
+        log[3, at] = self.contact_times(n).view(np.int64)
+        log[4, at] = np.diff(offsets) if offsets is not None else 0
+        log_t[:, n_log_t : n_log_t + tris.shape[1]] = tris
+        return log, log_t
+
     def grow_fronts(self):
         """After a step whose fronts did not fit (some pairs will walk from the root
         next time): room for twice as many, up to ``_FRONT_MAX``, the kept ones
         copied."""
         need = min(int(self.ctl[_kl.C_NEED_FRONT]), _FRONT_MAX)
         if need > self.front.shape[1]:
-            front = np.zeros((2, need), np.int64)
+            front = np.zeros((3, need), np.int64)
             front[:, : self.front.shape[1]] = self.front
             self.front = front
 

@@ -62,8 +62,9 @@ class StepResult:
         sphere-box pair the one column (-1, -1)). With ``mode="any"``: empty.
     offsets : (n + 1,) intp
         Start of each pair's columns in ``triangles``; all 0 with ``mode="any"``.
-    stats : StepStats
-        Built when first read (a quiet step should cost about one function call).
+    stats : StepStats or None
+        Built when first read (a quiet step should cost about one function call);
+        None for a step of a :class:`RunResult`.
     toi : (n,) float or None
         With ``step(..., continuous=True)``: each pair's first contact time within the
         step, in seconds from its start. None otherwise.
@@ -81,7 +82,7 @@ class StepResult:
 
     @property
     def stats(self):
-        if self._stats is None:
+        if self._stats is None and self._facts is not None:
             self._stats = make_stats(*self._facts)
         return self._stats
 
@@ -146,3 +147,61 @@ def collect(tested, hits, contacts, mode):
     found = [found[k] for k in order]
     offsets[1:] = np.cumsum([c.shape[1] for c in found])
     return pairs, np.ascontiguousarray(np.concatenate(found, axis=1)), offsets
+
+
+class RunResult:
+    """The touching pairs of many steps (:meth:`hitbox.pipeline.Scene.run`), flat.
+
+    Step k's pairs are ``pairs[:, step_offsets[k]:step_offsets[k + 1]]`` (as
+    :attr:`StepResult.pairs`: sorted, row 0 < row 1); ``result[k]`` is that step as a
+    :class:`StepResult` (its stats not kept: built from the run's last step only).
+
+    times : (steps,) float
+        The scene's time at the end of each step.
+    step_offsets : (steps + 1,) intp
+    pairs : (2, P) intp
+    toi : (P,) float or None
+        With ``continuous=True``: each pair's first contact time within its step.
+    triangles, offsets : (2, T) intp, (P + 1,) intp
+        With ``mode="all"``: pair p's primitive pairs are
+        ``triangles[:, offsets[p]:offsets[p + 1]]``, as in :class:`StepResult`.
+    """
+
+    __slots__ = ("times", "step_offsets", "pairs", "toi", "triangles", "offsets")
+
+    def __init__(self, times, step_of, pairs, toi, tri_counts, triangles):
+        self.times = times
+        self.step_offsets = np.searchsorted(step_of, np.arange(len(times) + 1)).astype(
+            np.intp
+        )
+        self.pairs = pairs
+        self.toi = toi
+        self.offsets = np.zeros(pairs.shape[1] + 1, np.intp)
+        np.cumsum(tri_counts, out=self.offsets[1:])
+        self.triangles = triangles
+
+    def __len__(self):
+        return len(self.times)
+
+    def __getitem__(self, k):
+        if not -len(self) <= k < len(self):
+            raise IndexError(f"step {k} out of range for a run of {len(self)} steps")
+        k %= len(self)
+        lo, hi = self.step_offsets[k], self.step_offsets[k + 1]
+        tri = self.offsets[lo : hi + 1]
+        result = StepResult(self.pairs[:, lo:hi], self.triangles[:, tri[0] : tri[-1]],
+                            tri - tri[0], None)  # fmt: skip
+        if self.toi is not None:
+            result.toi = self.toi[lo:hi]
+        return result
+
+    @property
+    def touching_steps(self):
+        """(k,) intp: the steps where some pair touched."""
+        return np.flatnonzero(np.diff(self.step_offsets))
+
+    def __repr__(self):
+        return (
+            f"RunResult({len(self)} steps, {len(self.touching_steps)} touching, "
+            f"{self.pairs.shape[1]} pairs)"
+        )

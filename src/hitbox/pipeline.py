@@ -79,6 +79,7 @@ from hitbox._scene_objects import (
 from hitbox._scene_results import (
     NO_OFFSETS,
     NO_TRIANGLES,
+    RunResult,
     StepResult,
     StepStats,
     collect,
@@ -412,6 +413,46 @@ class Scene:
         if self._time + dt < self._horizon and not continuous:
             return self._quiet(dt)
         return self._run(dt, mode, bool(continuous))
+
+    def run(self, dt, steps, *, mode="any", continuous=False):
+        """``steps`` calls of :meth:`step` (``dt``, ``mode``, ``continuous``) in one
+        compiled call: the same motion and the same pairs, without a Python round trip
+        per step (an offline trajectory, a planner's path checked at every time step).
+
+        Returns a :class:`~hitbox._scene_results.RunResult`: every step's touching
+        pairs, flat, with each step's time; ``result[k]`` is step k's
+        :class:`StepResult`. ``steps`` = 0 is legal.
+        """
+        dt = check_real(dt, "dt")
+        if not (dt >= 0.0 and dt < math.inf):
+            raise ValueError(f"dt must be finite and >= 0, got {dt}")
+        if isinstance(steps, bool | np.bool_) or not isinstance(steps, numbers.Integral):
+            raise TypeError(f"steps must be an int, got {type(steps).__name__}")
+        if steps < 0:
+            raise ValueError(f"steps must be >= 0, got {steps}")
+        mode = v.check_choice(mode, "mode", MODES)
+        if not isinstance(continuous, bool | np.bool_):
+            raise TypeError(f"continuous must be a bool, got {type(continuous).__name__}")
+        self._materialize()
+        self._refresh_lists()
+        flags = (1 if mode == "all" else 0) | (2 if self._trace_on else 0)
+        flags |= 4 if continuous else 0
+        times, log, tris, now, horizon = self._buf.run_many(
+            dt, self._time, self._horizon, self._threshold_value, self._sweep, flags,
+            int(steps),
+        )  # fmt: skip
+        self._time = now
+        self._horizon = -math.inf if self._trace_on else horizon
+        if self._horizon > self._time:
+            quiet = self._buf.counts()
+            quiet[_k.ASLEEP] += quiet[_k.SCHEDULED]
+            quiet[_k.SCHEDULED] = 0
+            self._quiet_counts = quiet
+        if self._trace_on and steps:
+            self.trace = self._buf.trace()
+        pairs = np.ascontiguousarray(log[1:3]).astype(np.intp)
+        toi = np.ascontiguousarray(log[3]).view(np.float64) if continuous else None
+        return RunResult(times, log[0], pairs, toi, log[4], tris.astype(np.intp))
 
     def query(self, mode="any"):
         """Every touching pair now, without moving anything: a :class:`StepResult`."""

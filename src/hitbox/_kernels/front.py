@@ -13,11 +13,11 @@ holds and the walk costs about its size, not the whole descent to it.
 
 A front is stored packed, one int64 ``m << 32 | k`` per node pair. A walk that stops at
 its first crossing (``first_only``) leaves the front as the crossing leaf pair, then
-the pairs it had not yet popped (nearest first), then the pairs it recorded: still a
-cut, and the next step tests the old crossing first.
+the pairs it had not yet popped (nearest first), the old front's pairs it had not yet
+taken, then the pairs it recorded: still a cut, and the next step tests the old
+crossing first.
 """
 
-import numpy as np
 from numba import njit
 
 from hitbox._kernels.collide import (
@@ -45,18 +45,21 @@ def _record(new, n_new, m, k):
 
 
 @njit(inline="always")
-def _first_then_rest(new, n_new, m, k, stack, top):
+def _first_then_rest(new, n_new, m, k, stack, top, old, q):
     """The front after a first crossing at leaf pair (m, k): that pair, the unpopped
-    stack from its top, then the recorded pairs; -1 if it does not fit."""
-    if n_new < 0 or n_new + top + 1 > len(new):
+    stack from its top, the old front's pairs not yet taken (from q), then the pairs
+    recorded; -1 if it does not fit."""
+    rest = len(old) - q
+    shift = 1 + top + rest
+    if n_new < 0 or n_new + shift > len(new):
         return -1
-    shift = top + 1
-    for q in range(n_new - 1, -1, -1):
-        new[q + shift] = new[q]
+    for p in range(n_new - 1, -1, -1):
+        new[p + shift] = new[p]
     new[0] = (m << 32) | k
-    for q in range(top):
-        s = top - 1 - q
-        new[1 + q] = (stack[s, 0] << 32) | stack[s, 1]
+    for p in range(top):
+        s = top - 1 - p
+        new[1 + p] = (stack[s, 0] << 32) | stack[s, 1]
+    new[1 + top : shift] = old[q:]
     return n_new + shift
 
 
@@ -64,15 +67,16 @@ def _first_then_rest(new, n_new, m, k, stack, top):
 def front_walk(
     a0, a1, a2, a_first, a_count, a_tris, a_sbox, a_mag,
     b0, b1, b2, b_first, b_count, b_tris, b_sbox, b_mag,
-    rot, trans, first_only, depth, old, new, out,
+    rot, trans, first_only, stack, old, new, out,
 ):  # fmt: skip
     """Crossing slot pairs of two OBB trees (B moved into A's frame by rot, trans),
-    walked from the front ``old`` (packed node pairs; empty: the root pair).
+    walked from the front ``old`` (packed node pairs, taken in order, each walked to
+    its end before the next; empty: the root pair).
 
     Returns (out, n, n_new): the crossing slot pairs in ``out[:, :n]`` (grown when
     short), and the new front in ``new[:n_new]``, or n_new = -1 when it did not fit
-    (the next walk then starts from the root). ``depth``: the stack rows a walk from
-    one pair needs (:func:`hitbox._kernels.collide.stack_rows`).
+    (the next walk then starts from the root). ``stack``: (rows, 2) int64 scratch,
+    the rows a walk from one pair needs (:func:`hitbox._kernels.collide.stack_rows`).
     """
     a_bv = posed_bv(a0, a1, a2, rot)
     b_bv = posed_bv(b0, b1, b2, rot)
@@ -80,20 +84,20 @@ def front_walk(
     turned = turns(rot)
     widen = skew_widening(rot)
     n_old = len(old)
-    stack = np.empty((max(n_old, 1) + depth, 2), np.intp)
-    if n_old == 0:
-        stack[0, 0] = 0
-        stack[0, 1] = 0
-        top = 1
-    else:
-        for q in range(n_old):  # the front's first pair is popped first
-            packed = old[n_old - 1 - q]
-            stack[q, 0] = packed >> 32
-            stack[q, 1] = packed & LOW
-        top = n_old
+    stack[0, 0] = 0
+    stack[0, 1] = 0
+    top = 1 if n_old == 0 else 0
+    q = 0  # the old front's next pair
     n = 0
     n_new = 0
-    while top > 0:
+    while True:
+        if top == 0:
+            if q == n_old:
+                break
+            stack[0, 0] = old[q] >> 32
+            stack[0, 1] = old[q] & LOW
+            top = 1
+            q += 1
         top -= 1
         m = stack[top, 0]
         k = stack[top, 1]
@@ -108,7 +112,7 @@ def front_walk(
                 rot, trans, first_only, out, n,
             )  # fmt: skip
             if done:
-                return out, n, _first_then_rest(new, n_new, m, k, stack, top)
+                return out, n, _first_then_rest(new, n_new, m, k, stack, top, old, q)
             n_new = _record(new, n_new, m, k)
             continue
         top = split_larger(a_bv, a_first, m, ca, b_bv, b_first, k, cb, stack, top)

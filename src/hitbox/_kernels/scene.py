@@ -14,8 +14,9 @@ with eight array arguments (each argument costs numba about 0.07 µs to unbox):
   sorted by pair key ``i << 32 | j``: its sleep (wake-up time, the two objects'
   epochs), its witness (the triangle pair that crossed last step) and where its front
   lies in ``front``; column 5 holds the wake-up time's float64 bits.
-- ``front``: (2, F) int64, double-buffered as the memory: the node pairs where each
-  mesh pair's last tree walk stopped (:mod:`hitbox._kernels.front`). A step whose
+- ``front``: (3, F) int64, rows 0 and 1 double-buffered as the memory: the node
+  pairs where each mesh pair's last tree walk stopped (:mod:`hitbox._kernels.front`);
+  row 2 the walk's stack. A step whose
   fronts do not fit asks for more in ``ctl[C_NEED_FRONT]``; the pairs that missed
   out walk from the root next time.
 - ``ctl``: sizes, capacities, counts out, and the id lists (``C_*``).
@@ -407,7 +408,7 @@ def step(
             _trace_pair(out_i, ctl, trace_base, 2, i, j)
         m, hit_time, wit_a, wit_b, n_front, root = narrow_pair(
             i, j, key, fb, ib, cap, tf, ti, meta, mem_i, cur, n_mem, front[cur],
-            front[nxt, front_at:], first_only, swept, dt, tris_out, n_tris,
+            front[nxt, front_at:], front[2], first_only, swept, dt, tris_out, n_tris,
         )  # fmt: skip
         if n_front < 0:
             ctl[C_NEED_FRONT] = 2 * front.shape[1]  # for the next step
@@ -440,3 +441,76 @@ def step(
     ctl[C_CUR] = nxt
     ctl[C_MEM_N] = n_new
     return n_hits
+
+
+# -- many steps ----------------------------------------------------------------------------
+
+#: Rows of a run's log: step, i, j, contact time (float64 bits), triangle pairs.
+LOG_ROWS = 5
+#: run_steps' stop reasons: all steps done, a step's buffers short (nothing of it
+#: logged; run it again, moved already), the log short (the step ran; its results
+#: are still in ``out_i``).
+RUN_DONE, RUN_SHORT_STEP, RUN_SHORT_LOG = 0, 1, 2
+
+
+@njit(cache=True, nogil=True)
+def run_steps(
+    fb, ib, tf, ti, mem_i, front, ctl, out_i, log, log_t, times, dt, now, horizon,
+    threshold, method, flags, n_log, n_log_t, step0,
+):  # fmt: skip
+    """Up to ``len(times)`` steps of ``dt`` from time ``now``, each as :func:`step`, in
+    one call, each step's end time written to ``times``; steps ending before the quiet
+    ``horizon`` only move the objects (the very arithmetic of a step). Each touching
+    pair is logged at column ``n_log`` on: its step (counted from ``step0``), i, j,
+    contact time (float64 bits) and number of triangle pairs (mode all), those
+    appended to ``log_t`` at ``n_log_t``.
+
+    Returns (reason, steps done, time, horizon, n_log, n_log_t): reason RUN_DONE,
+    RUN_SHORT_STEP (the next step needs larger buffers: run it as a single step,
+    moved already) or RUN_SHORT_LOG (the last step done did not fit the log; its
+    results are in ``out_i`` as a single step leaves them).
+    """
+    cap = len(fb) // NF
+    continuous = (flags & 4) != 0
+    all_pairs = (flags & 1) != 0
+    log_f = log.view(np.float64)
+    for s in range(len(times)):
+        end = now + dt
+        times[s] = end
+        if end < horizon and not continuous:
+            n_moving = ctl[C_N_MOVING]
+            if n_moving and dt > 0.0:
+                start = C_LISTS + ctl[C_N_DYN] + ctl[C_N_STAT]
+                rot, trans, vel, omega, acc = kinematics(fb, cap, ROT, TRANS, VEL)
+                advance(rot, trans, vel, omega, acc, ctl[start : start + n_moving], dt,
+                        i1(ib, cap, VERSION))  # fmt: skip
+            now = end
+            continue
+        n = step(
+            fb, ib, tf, ti, mem_i, front, ctl, out_i, dt, end, threshold, method, flags
+        )
+        if n < 0:
+            return RUN_SHORT_STEP, s, now, horizon, n_log, n_log_t
+        now = end
+        if (flags & 2) == 0:  # a traced run runs every step
+            horizon = ctl[C_HORIZON:].view(np.float64)[0]
+        cap_p = ctl[C_PAIR_CAP]
+        n_tris = ctl[C_TRIS] if all_pairs else 0
+        if n_log + n > log.shape[1] or n_log_t + n_tris > log_t.shape[1]:
+            return RUN_SHORT_LOG, s + 1, now, horizon, n_log, n_log_t
+        toi = out_i[3 * cap_p + 1 : 4 * cap_p + 1].view(np.float64)
+        for q in range(n):
+            log[0, n_log] = step0 + s
+            log[1, n_log] = out_i[q]
+            log[2, n_log] = out_i[cap_p + q]
+            log_f[3, n_log] = toi[q]
+            log[4, n_log] = out_i[2 * cap_p + q + 1] - out_i[2 * cap_p + q]
+            n_log += 1
+        if n_tris:
+            base = 4 * cap_p + 1
+            cap_t = ctl[C_TRI_CAP]
+            for q in range(n_tris):
+                log_t[0, n_log_t + q] = out_i[base + q]
+                log_t[1, n_log_t + q] = out_i[base + cap_t + q]
+            n_log_t += n_tris
+    return RUN_DONE, len(times), now, horizon, n_log, n_log_t

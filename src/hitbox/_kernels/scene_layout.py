@@ -76,6 +76,9 @@ C_NEED_MEM, C_NEED_PAIRS, C_NEED_TRIS, C_NEED_TRACE, C_HORIZON = 24, 25, 26, 27,
 C_NEED_FRONT = 29
 #: Columns of a pair's memory row (see the step kernel).
 MEM_COLS = 9
+#: Scratch floats after the per-object float tables (fewer than NF, so the tables'
+#: row count stays ``len(fbuf) // NF``): a pair's relative rotation and translation.
+SCRATCH_F = 12
 C_N_DYN, C_N_STAT, C_N_MOVING, C_N_ORDER, C_LISTS = 32, 33, 34, 35, 40
 
 #: Broad-phase methods: every dynamic pair, or sort-and-sweep on x with a kept order.
@@ -122,6 +125,13 @@ def kinematics(fb, cap, rot, trans, vel):
 
 
 @njit(inline="always")
+def relative_scratch(fb, cap):
+    """The scratch (3, 3) rotation and (3,) translation after the float tables."""
+    at = cap * NF
+    return fb[at : at + 9].reshape((3, 3)), fb[at + 9 : at + 12]
+
+
+@njit(inline="always")
 def i1(ib, cap, off):
     return ib[cap * off : cap * (off + 1)]
 
@@ -153,6 +163,22 @@ def tree_arrays(tf, ti, meta, t):
         tf[sb : sb + 6 * s].reshape((s, 2, 3)),
         tf[nb : nb + 6 * m].reshape((m, 2, 3)),
         ti[o : o + s],
+    )
+
+
+@njit(inline="always")
+def tree_walk_arrays(tf, ti, meta, t):
+    """What a walk of tree t reads besides its nodes: node_first, node_count, slot
+    triangles (S, 3, 3) and slot boxes (S, 2, 3)."""
+    m = meta[t, M_NODES]
+    s = meta[t, M_SLOTS]
+    f, c = meta[t, M_FIRST], meta[t, M_COUNT]
+    tr, sb = meta[t, M_TRIS], meta[t, M_SBOX]
+    return (
+        ti[f : f + m],
+        ti[c : c + m],
+        tf[tr : tr + 9 * s].reshape((s, 3, 3)),
+        tf[sb : sb + 6 * s].reshape((s, 2, 3)),
     )
 
 

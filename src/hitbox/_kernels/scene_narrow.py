@@ -73,7 +73,9 @@ from hitbox._kernels.scene_layout import (
     i1,
     kinematics,
     obb_parts,
+    relative_scratch,
     tree_arrays,
+    tree_walk_arrays,
 )
 from hitbox._kernels.sphere import sphere_overlap
 from hitbox._kernels.triangle import load, load_xf, tri_tri_overlap
@@ -352,39 +354,43 @@ FRONT_GROWTH, FRONT_SLACK = 2, 32
 
 @njit(cache=True, nogil=True)
 def _mesh_mesh(
-    i, j, fb, cap, ib, tf, ti, meta, first_only, wit, old, new, rel_r, rel_t, buf
+    i, j, fb, cap, ib, tf, ti, meta, first_only, wit_a, wit_b, old, new, scratch, buf
 ):  # fmt: skip
     """Mesh i against mesh j: (n crossing slot pairs in buf[:, :n], buf, n_new). With
-    ``first_only``, the witness slot pair ``wit`` (from the last step) is tested
+    ``first_only``, the witness slot pair (wit_a, wit_b) from the last step is tested
     first and settles the pair when it still crosses (its front ``old`` kept as
     ``new``); else the trees are walked from the front ``old`` (:mod:`hitbox._kernels.
-    front`), the new front written to ``new[:n_new]`` (n_new -1: it did not fit)."""
-    rot = f3(fb, cap, ROT, 3, 3)
-    trans = f2(fb, cap, TRANS, 3)
-    relative_into(rot, trans, i, j, rel_r, rel_t)
+    front`), the new front written to ``new[:n_new]`` (n_new -1: it did not fit).
+    ``scratch``: room for the walk's stack (allocated when short)."""
+    rel_r, rel_t = relative_scratch(fb, cap)
+    relative_into(f3(fb, cap, ROT, 3, 3), f2(fb, cap, TRANS, 3), i, j, rel_r, rel_t)
     tree = i1(ib, cap, TREE)
     ta, tb = tree[i], tree[j]
-    a_first, a_count, a_tris, a_sbox, _, _ = tree_arrays(tf, ti, meta, ta)
-    b_first, b_count, b_tris, b_sbox, _, _ = tree_arrays(tf, ti, meta, tb)
+    a_first, a_count, a_tris, a_sbox = tree_walk_arrays(tf, ti, meta, ta)
+    b_first, b_count, b_tris, b_sbox = tree_walk_arrays(tf, ti, meta, tb)
     if len(a_first) == 0 or len(b_first) == 0:
         return 0, buf, 0
-    if first_only and wit[0] >= 0:
-        p0, p1, p2 = load(a_tris, wit[0])
-        q0, q1, q2 = load_xf(b_tris, wit[1], rel_r, rel_t)
+    if first_only and wit_a >= 0:
+        p0, p1, p2 = load(a_tris, wit_a)
+        q0, q1, q2 = load_xf(b_tris, wit_b, rel_r, rel_t)
         if tri_tri_overlap(p0, p1, p2, q0, q1, q2):
-            buf[0, 0] = wit[0]
-            buf[1, 0] = wit[1]
+            buf[0, 0] = wit_a
+            buf[1, 0] = wit_b
             if len(old) > len(new):
                 return 1, buf, -1
             new[: len(old)] = old
             return 1, buf, len(old)
     a0, a1, a2 = obb_parts(tf, meta, ta)
     b0, b1, b2 = obb_parts(tf, meta, tb)
+    rows = stack_rows(meta[ta, M_DEPTH], meta[tb, M_DEPTH])
+    if 2 * rows <= len(scratch):
+        stack = scratch[: 2 * rows].reshape((rows, 2))
+    else:
+        stack = np.empty((rows, 2), np.int64)
     out, n, n_new = front_walk(
         a0, a1, a2, a_first, a_count, a_tris, a_sbox, tf[meta[ta, M_MAG]],
         b0, b1, b2, b_first, b_count, b_tris, b_sbox, tf[meta[tb, M_MAG]],
-        rel_r, rel_t, first_only, stack_rows(meta[ta, M_DEPTH], meta[tb, M_DEPTH]),
-        old, new, buf,
+        rel_r, rel_t, first_only, stack, old, new, buf,
     )  # fmt: skip
     return n, out, n_new
 
@@ -418,36 +424,34 @@ def motion_state(o, fb, ib, cap):
 @njit(cache=True, nogil=True)
 def narrow_pair(
     i, j, key, fb, ib, cap, tf, ti, meta, mem_i, cur, n_mem, front_old, front_new,
-    first_only, swept, dt, tris_out, n_tris,
+    scratch, first_only, swept, dt, tris_out, n_tris,
 ):  # fmt: skip
     """The exact test of one candidate pair: (touching primitive pairs m (1 for two
     plain volumes), contact time (dt unless swept), witness slot pair or -1, -1, the
     length of its new front, written at the start of ``front_new`` (-1: it did not
     fit), and the front length of its last walk from the root). Two meshes walk from
     the front their memory row points to in ``front_old`` (unless it has grown past
-    FRONT_GROWTH times that root length: fronts only deepen). Writes the pair's
-    triangle pairs at ``tris_out[:, n_tris:]`` where they fit (mode all)."""
+    FRONT_GROWTH times that root length: fronts only deepen), ``scratch`` holding its
+    stack. Writes the pair's triangle pairs at ``tris_out[:, n_tris:]`` where they fit
+    (mode all)."""
     is_mesh = i1(ib, cap, IS_MESH)
     mesh_i = is_mesh[i] != 0
     mesh_j = is_mesh[j] != 0
     cap_t = tris_out.shape[1]
-    rel_r = np.empty((3, 3))
-    rel_t = np.empty(3)
     if mesh_i and mesh_j:
-        wit = np.full(2, -1, np.int64)
+        wit_a = wit_b = -1
         old = front_old[:0]
         root = 0
         s = find_key(mem_i, cur, n_mem, key)
         if s >= 0:
-            wit[0] = mem_i[cur, s, 3]
-            wit[1] = mem_i[cur, s, 4]
+            wit_a, wit_b = mem_i[cur, s, 3], mem_i[cur, s, 4]
             at, length, root = mem_i[cur, s, 6], mem_i[cur, s, 7], mem_i[cur, s, 8]
             if length <= FRONT_GROWTH * root + FRONT_SLACK:
                 old = front_old[at : at + length]
-        buf = np.empty((2, 16), np.intp)
+        buf = np.empty((2, 1 if first_only else 16), np.intp)
         m, buf, n_new = _mesh_mesh(
-            i, j, fb, cap, ib, tf, ti, meta, first_only, wit, old, front_new, rel_r,
-            rel_t, buf,
+            i, j, fb, cap, ib, tf, ti, meta, first_only, wit_a, wit_b, old, front_new,
+            scratch, buf,
         )  # fmt: skip
         if len(old) == 0:
             root = max(n_new, 0)
@@ -466,7 +470,7 @@ def narrow_pair(
         fresh_volume(w, fb, ib, cap, tf, meta)
         walk = np.empty(2 * meta[i1(ib, cap, TREE)[mo], M_DEPTH] + 4, np.intp)
         faces = _mesh_volume(
-            mo, w, fb, ib, cap, tf, ti, meta, first_only, rel_r, rel_t, walk
+            mo, w, fb, ib, cap, tf, ti, meta, first_only, *relative_scratch(fb, cap), walk
         )
         m = len(faces)
         if m > 0 and not first_only and n_tris + m <= cap_t:

@@ -1,0 +1,93 @@
+"""Scene.run: many steps in one compiled call are the same steps as Scene.step, one at a
+time: the same pairs, triangles and contact times at every step, the same poses after,
+and the brute-force twin's pairs at the end."""
+
+import numpy as np
+import pytest
+
+from hitbox.pipeline import Scene
+from tests.test_pipeline import _random_scene, _same
+
+
+def _twins(seed, broadphase, n=20):
+    a, _ = _random_scene(seed, broadphase, n)
+    b, _ = _random_scene(seed, broadphase, n)
+    return a, b
+
+
+@pytest.mark.parametrize(
+    "seed, broadphase, mode, continuous",
+    [(0, "auto", "any", False), (1, "sap", "all", False), (2, "brute", "any", True),
+     (3, "auto", "all", True)],
+)  # fmt: skip
+def test_run_equals_steps_one_at_a_time(seed, broadphase, mode, continuous):
+    one, many = _twins(seed, broadphase)
+    dt, steps = 0.05, 40
+    run = many.run(dt, steps, mode=mode, continuous=continuous)
+    assert len(run) == steps
+    touching = 0
+    for k in range(steps):
+        want = one.step(dt, mode=mode, continuous=continuous)
+        got = run[k]
+        _same(got, want)
+        if continuous:
+            np.testing.assert_array_equal(got.toi, want.toi)
+        touching += want.pairs.shape[1] > 0
+        assert run.times[k] == one.time
+    assert touching > 0, "the scene should touch somewhere along the run"
+    np.testing.assert_array_equal(run.touching_steps.size, touching)
+    assert many.time == one.time
+    for i in one.ids.tolist():
+        np.testing.assert_array_equal(many.pose(i), one.pose(i))
+    _same(many.query(mode), many.query_brute(mode))
+
+
+def test_run_grows_its_buffers_and_log_mid_run():
+    """Many touching pairs from the first step: the first run outgrows every buffer
+    (pairs, triangles, memory, log) part way, and still equals the steps."""
+    one, many = _twins(7, "sap", n=40)
+    for scene in (one, many):
+        for i in scene.ids.tolist():
+            pose = scene.pose(i)
+            pose[:3, 3] *= 0.3  # crowded: many pairs touch
+            scene.set_pose(i, pose)
+    run = many.run(0.02, 15, mode="all")
+    for k in range(15):
+        _same(run[k], one.step(0.02, mode="all"))
+    assert run.pairs.shape[1] > 64
+
+
+def test_run_of_quiet_steps_moves_as_steps_do():
+    """Steps before the quiet horizon only move the objects, with the same arithmetic."""
+    one, many = Scene(), Scene()
+    for scene in (one, many):
+        scene.add(np.array([[0.0, 0, 0], [1, 1, 1]]), static=True)
+        pose = np.eye(4)
+        pose[0, 3] = 50.0
+        scene.add(np.array([[0.0, 0, 0], [1, 1, 1]]), pose, velocity=(-1.0, 0, 0),
+                  angular_velocity=(0.1, 0.2, 0.3))  # fmt: skip
+    run = many.run(0.1, 600)
+    touching = [k for k in range(600) if one.step(0.1).pairs.shape[1]]
+    np.testing.assert_array_equal(many.pose(1), one.pose(1))
+    assert len(touching) > 0
+    np.testing.assert_array_equal(run.touching_steps, touching)
+
+
+def test_run_checks_its_arguments():
+    scene, _ = _random_scene(0, "auto", 6)
+    before = {i: scene.pose(i) for i in scene.ids.tolist()}
+    for bad, err in (((-1.0, 3), ValueError), ((0.1, -1), ValueError),
+                     ((0.1, 2.5), TypeError), ((np.nan, 3), ValueError),
+                     ((0.1, True), TypeError)):  # fmt: skip
+        with pytest.raises(err):
+            scene.run(*bad)
+    with pytest.raises(ValueError, match="mode"):
+        scene.run(0.1, 3, mode="first")
+    with pytest.raises(TypeError, match="continuous"):
+        scene.run(0.1, 3, continuous=1)
+    for i, pose in before.items():
+        np.testing.assert_array_equal(scene.pose(i), pose)
+    empty = scene.run(0.1, 0)
+    assert len(empty) == 0 and empty.pairs.shape == (2, 0)
+    with pytest.raises(IndexError):
+        empty[0]
