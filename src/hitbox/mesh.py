@@ -12,11 +12,13 @@ import numpy as np
 
 from hitbox import _validate as v
 from hitbox._kernels import bvh_ray as _ray
+from hitbox._kernels import closest as _closest
 from hitbox._kernels import collide as _collide
+from hitbox._kernels import inside as _inside
 from hitbox.bvh import BVH
 from hitbox.triangle import RayHits
 
-__all__ = ["TriangleMesh", "Contacts", "MeshRayHits", "MODES"]
+__all__ = ["TriangleMesh", "Contacts", "MeshRayHits", "ClosestPoints", "MODES"]
 
 #: Modes of :meth:`TriangleMesh.intersect`.
 MODES = ("any", "all")
@@ -59,6 +61,20 @@ class MeshRayHits(NamedTuple):
     v: np.ndarray
 
 
+class ClosestPoints(NamedTuple):
+    """The point of the mesh closest to each query point (:meth:`TriangleMesh.closest_point`).
+
+    point : (P, 3) float64, on the surface. distance : (P,) float64. face : (P,) intp, the
+    face it lies on (the lowest index on ties). barycentric : (P, 3) float64, its weights
+    of the face's three vertices (each in [0, 1], summing to 1).
+    """
+
+    point: np.ndarray
+    distance: np.ndarray
+    face: np.ndarray
+    barycentric: np.ndarray
+
+
 class TriangleMesh:
     """A triangle mesh and its BVH, built once in model space.
 
@@ -77,7 +93,7 @@ class TriangleMesh:
         Triangles per leaf at most; by default :data:`LEAF_SIZE` of the node kind.
     """
 
-    __slots__ = ("vertices", "faces", "bvh", "_slot_tris", "_args")
+    __slots__ = ("vertices", "faces", "bvh", "_slot_tris", "_args", "_closed")
 
     def __init__(
         self, vertices, faces, *, node=NODE, method=None, leaf_size=None, bvh=None
@@ -98,6 +114,7 @@ class TriangleMesh:
                 f"bvh holds {bvh.n_prims} primitives, the mesh {len(faces)} faces"
             )
         self.bvh = bvh
+        self._closed = None  # closed surface? decided by the first contains call
         slot_tris = np.ascontiguousarray(tris[bvh.prim_order])
         slot_tris.flags.writeable = False
         self._slot_tris = slot_tris
@@ -289,17 +306,79 @@ class TriangleMesh:
     # -- points and rays -------------------------------------------------------------------
 
     def contains(self, points):
-        """Whether each point lies inside this closed mesh (winding number >= 1/2).
+        """Whether each point lies inside this mesh: (P,) bool, or a bool for one (3,) point.
 
-        Points on the surface count as inside (closed). Needs a closed, consistently
-        oriented mesh; for open meshes the winding number is still returned by
-        :meth:`winding_number`.
+        Points on the surface count as inside (closed). A closed mesh (each directed edge
+        used once and its reverse once) is decided by the exact signed count of the faces
+        an axis-aligned ray crosses (its winding number, inside when nonzero; see
+        :mod:`hitbox._kernels.inside`); a point whose six axis rays all meet an edge or
+        vertex, and every point of an open mesh, by the generalised winding number
+        (>= 1/2 in magnitude, Jacobson et al. 2013). Raises ValueError or TypeError on
+        points that are not finite (P, 3) or (3,) reals.
         """
         pts, single = v.as_points(points, dim=3, finite=True)
-        w = self._winding(pts)
-        on = self._on_surface(pts)
-        out = (np.abs(w) >= 0.5) | on
+        if self._closed is None:
+            self._closed = _inside.is_closed(self.faces)
+        if self._closed and len(pts):
+            code = np.empty(len(pts), np.intp)
+            tree = self.bvh
+            walk = (tree.node_box, tree.node_first, tree.node_count, self._slot_tris)
+            threads = numba.get_num_threads()
+            if len(pts) >= _inside.PARALLEL_MIN and threads > 1:
+                _inside.inside_parallel(*walk, tree.depth, pts, code, threads)
+            else:
+                _inside.inside(*walk, tree.depth, pts, code)
+            out = code == _inside.INSIDE
+            rest = np.flatnonzero(code == _inside.UNDECIDED)
+            if len(rest):
+                out[rest] = self._contains_slow(pts[rest])
+        else:
+            out = self._contains_slow(pts)
         return bool(out[0]) if single else out
+
+    def closest_point(self, points):
+        """The point of the surface nearest to each point: a :class:`ClosestPoints`.
+
+        ``points`` is (P, 3) (P = 0 is legal) or one (3,) point, for which the fields are
+        a (3,) point, a float distance, an int face and (3,) weights. Distances in the
+        points' units. On an empty mesh distances are inf, faces -1, points NaN. Raises
+        ValueError or TypeError on points that are not finite reals of that shape.
+        Ericson 2005, §5.1.5, over a BVH walk (:mod:`hitbox._kernels.closest`).
+        """
+        pts, single = v.as_points(points, dim=3, finite=True)
+        n = len(pts)
+        q, d = np.full((n, 3), np.nan), np.full(n, np.inf)
+        slot, w = np.full(n, -1, np.intp), np.full((n, 3), np.nan)
+        tree = self.bvh
+        if n and self.n_faces:
+            walk = (tree.node_box, tree.node_first, tree.node_count, self._slot_tris)
+            walk += (tree.prim_order, tree.depth, pts, q, d, slot, w)
+            threads = numba.get_num_threads()
+            if n >= _closest.PARALLEL_MIN and threads > 1:
+                _closest.closest_parallel(*walk, threads)
+            else:
+                _closest.closest(*walk)
+        face = slot.copy()
+        face[slot >= 0] = tree.prim_order[slot[slot >= 0]]
+        return self._closest_tuple(q, d, face, w, single)
+
+    def closest_point_brute(self, points):
+        """Slow twin of :meth:`closest_point`: every point against every face."""
+        pts, single = v.as_points(points, dim=3, finite=True)
+        n = len(pts)
+        q, d = np.full((n, 3), np.nan), np.full(n, np.inf)
+        face, w = np.full(n, -1, np.intp), np.full((n, 3), np.nan)
+        if n and self.n_faces:
+            _closest.closest_brute(self.triangles, pts, q, d, face, w)
+        return self._closest_tuple(q, d, face, w, single)
+
+    def signed_distance(self, points):
+        """(P,) float64 (a float for one point): minus the distance to the surface for
+        points inside (:meth:`contains`), plus outside, 0 on the surface."""
+        pts, single = v.as_points(points, dim=3, finite=True)
+        d = self.closest_point(pts).distance
+        out = np.where(self.contains(pts) & (d > 0), -d, d)
+        return float(out[0]) if single else out
 
     def winding_number(self, points):
         """Generalised winding number of the mesh at each point: ~1 inside, ~0 outside."""
@@ -367,6 +446,16 @@ class TriangleMesh:
     def query(self, volumes):
         """Faces whose bounding box overlaps each query volume (see :meth:`BVH.query`)."""
         return self.bvh.query(volumes)
+
+    @staticmethod
+    def _closest_tuple(q, d, face, w, single):
+        if single:
+            return ClosestPoints(q[0], float(d[0]), int(face[0]), w[0])
+        return ClosestPoints(q, d, face, w)
+
+    def _contains_slow(self, pts):
+        """Generalised winding number >= 1/2 in magnitude, or on the surface."""
+        return (np.abs(self._winding(pts)) >= 0.5) | self._on_surface(pts)
 
     # -- helpers ---------------------------------------------------------------------------
 

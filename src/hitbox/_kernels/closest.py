@@ -1,0 +1,224 @@
+"""Closest points on a triangle mesh: a BVH walk per point, serial and parallel.
+
+The closest point on one triangle follows Ericson, "Real-Time Collision Detection"
+(2005) §5.1.5: the Voronoi regions of the vertices, then of the edges, then the face,
+in float64. The walk is depth-first over the nodes' exact AABBs, nearer child first,
+pruning a node whose squared point-box distance exceeds the best squared distance so far.
+Each point starts from the previous point's best triangle as an upper bound.
+
+The computed closest point is clamped to its triangle's box, so its squared distance,
+summed in the same order as a box's, is never below the box bound of any node holding
+that triangle (rounding is monotone): pruning never drops the triangle that a test of
+every triangle would pick. Ties go to the lowest face index, so the walk and
+:func:`closest_brute` agree exactly.
+"""
+
+import numpy as np
+from numba import njit, prange
+
+#: Points per call from which the parallel kernel is used.
+PARALLEL_MIN = 4096
+_CHUNK = 256  # consecutive points walked by one thread, sharing the warm start
+
+
+@njit(inline="always")
+def _clamp(x, lo, hi):
+    return lo if x < lo else (hi if x > hi else x)
+
+
+@njit(inline="always")
+def _on_segment(px, py, pz, ax, ay, az, bx, by, bz):
+    """Parameter t in [0, 1] of the point of segment ab closest to p."""
+    ex, ey, ez = bx - ax, by - ay, bz - az
+    den = ex * ex + ey * ey + ez * ez
+    if den <= 0.0:
+        return 0.0
+    t = ((px - ax) * ex + (py - ay) * ey + (pz - az) * ez) / den
+    return _clamp(t, 0.0, 1.0)
+
+
+@njit(cache=True, nogil=True)
+def closest_on_triangle(tris, s, px, py, pz):
+    """(squared distance, qx, qy, qz, wa, wb, wc): the point of triangle s closest to p.
+
+    ``wa, wb, wc`` are its barycentric weights of the vertices (each in [0, 1], summing
+    to 1). A zero-area triangle is the segment or point it spans.
+    """
+    ax, ay, az = tris[s, 0, 0], tris[s, 0, 1], tris[s, 0, 2]
+    bx, by, bz = tris[s, 1, 0], tris[s, 1, 1], tris[s, 1, 2]
+    cx, cy, cz = tris[s, 2, 0], tris[s, 2, 1], tris[s, 2, 2]
+    abx, aby, abz = bx - ax, by - ay, bz - az
+    acx, acy, acz = cx - ax, cy - ay, cz - az
+    apx, apy, apz = px - ax, py - ay, pz - az
+    d1 = abx * apx + aby * apy + abz * apz
+    d2 = acx * apx + acy * apy + acz * apz
+    wa, wb, wc = 1.0, 0.0, 0.0
+    d3 = d4 = d5 = d6 = va = vb = vc = 0.0
+    done = d1 <= 0.0 and d2 <= 0.0  # vertex a
+    if not done:
+        bpx, bpy, bpz = px - bx, py - by, pz - bz
+        d3 = abx * bpx + aby * bpy + abz * bpz
+        d4 = acx * bpx + acy * bpy + acz * bpz
+        if d3 >= 0.0 and d4 <= d3:  # vertex b
+            wa, wb, done = 0.0, 1.0, True
+    if not done:
+        vc = d1 * d4 - d3 * d2
+        if vc <= 0.0 and d1 >= 0.0 and d3 <= 0.0:  # edge ab
+            t = d1 / (d1 - d3)
+            wa, wb, done = 1.0 - t, t, True
+    if not done:
+        cpx, cpy, cpz = px - cx, py - cy, pz - cz
+        d5 = abx * cpx + aby * cpy + abz * cpz
+        d6 = acx * cpx + acy * cpy + acz * cpz
+        if d6 >= 0.0 and d5 <= d6:  # vertex c
+            wa, wc, done = 0.0, 1.0, True
+    if not done:
+        vb = d5 * d2 - d1 * d6
+        if vb <= 0.0 and d2 >= 0.0 and d6 <= 0.0:  # edge ac
+            t = d2 / (d2 - d6)
+            wa, wc, done = 1.0 - t, t, True
+    if not done:
+        va = d3 * d6 - d5 * d4
+        if va <= 0.0 and d4 - d3 >= 0.0 and d5 - d6 >= 0.0:  # edge bc
+            t = (d4 - d3) / ((d4 - d3) + (d5 - d6))
+            wa, wb, wc, done = 0.0, 1.0 - t, t, True
+    if not done:
+        if va > 0.0 and vb > 0.0 and vc > 0.0:  # the face
+            den = 1.0 / (va + vb + vc)
+            wb, wc = vb * den, vc * den
+            wa = 1.0 - wb - wc
+            if wa < 0.0:  # rounding: keep the weights a partition of one
+                wa = 0.0
+        else:  # a (nearly) zero-area triangle that rounding kept from the edge tests
+            t = _on_segment(px, py, pz, ax, ay, az, bx, by, bz)
+            wa, wb, wc = 1.0 - t, t, 0.0
+            qx, qy, qz = ax + t * abx, ay + t * aby, az + t * abz
+            best = (px - qx) ** 2 + (py - qy) ** 2 + (pz - qz) ** 2
+            t = _on_segment(px, py, pz, ax, ay, az, cx, cy, cz)
+            qx, qy, qz = ax + t * acx, ay + t * acy, az + t * acz
+            d = (px - qx) ** 2 + (py - qy) ** 2 + (pz - qz) ** 2
+            if d < best:
+                best, wa, wb, wc = d, 1.0 - t, 0.0, t
+            t = _on_segment(px, py, pz, bx, by, bz, cx, cy, cz)
+            qx, qy, qz = bx + t * (cx - bx), by + t * (cy - by), bz + t * (cz - bz)
+            d = (px - qx) ** 2 + (py - qy) ** 2 + (pz - qz) ** 2
+            if d < best:
+                wa, wb, wc = 0.0, 1.0 - t, t
+    qx = _clamp(wa * ax + wb * bx + wc * cx, min(ax, bx, cx), max(ax, bx, cx))
+    qy = _clamp(wa * ay + wb * by + wc * cy, min(ay, by, cy), max(ay, by, cy))
+    qz = _clamp(wa * az + wb * bz + wc * cz, min(az, bz, cz), max(az, bz, cz))
+    dx, dy, dz = px - qx, py - qy, pz - qz
+    return dx * dx + dy * dy + dz * dz, qx, qy, qz, wa, wb, wc
+
+
+@njit(inline="always")
+def _box_d2(box, m, px, py, pz):
+    """Squared distance from p to node m's box, summed as the triangle distance is."""
+    dx = max(box[m, 0, 0] - px, 0.0, px - box[m, 1, 0])
+    dy = max(box[m, 0, 1] - py, 0.0, py - box[m, 1, 1])
+    dz = max(box[m, 0, 2] - pz, 0.0, pz - box[m, 1, 2])
+    return dx * dx + dy * dy + dz * dz
+
+
+@njit(cache=True, nogil=True)
+def _closest_range(
+    node_box, node_first, node_count, tris, prim_order, depth, points,
+    out_point, out_d, out_slot, out_w, start, stop,
+):  # fmt: skip
+    """Points start..stop, compiled apart: parfors must not see the walk's body."""
+    stack = np.empty(depth + 2, np.intp)
+    bound = np.empty(depth + 2)
+    prev = -1
+    for p in range(start, stop):
+        px, py, pz = points[p, 0], points[p, 1], points[p, 2]
+        best, best_s, best_f = np.inf, -1, -1
+        q = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+        if prev >= 0:  # the previous point's triangle: an upper bound to start from
+            d, qx, qy, qz, wa, wb, wc = closest_on_triangle(tris, prev, px, py, pz)
+            best, best_s, best_f = d, prev, prim_order[prev]
+            q = (qx, qy, qz, wa, wb, wc)
+        stack[0] = 0
+        bound[0] = _box_d2(node_box, 0, px, py, pz)
+        top = 1
+        while top > 0:
+            top -= 1
+            if bound[top] > best:
+                continue
+            m = stack[top]
+            c = node_count[m]
+            f = node_first[m]
+            if c > 0:
+                for s in range(f, f + c):
+                    d, qx, qy, qz, wa, wb, wc = closest_on_triangle(tris, s, px, py, pz)
+                    if d < best or (d == best and prim_order[s] < best_f):
+                        best, best_s, best_f = d, s, prim_order[s]
+                        q = (qx, qy, qz, wa, wb, wc)
+                continue
+            bl = _box_d2(node_box, f, px, py, pz)
+            br = _box_d2(node_box, f + 1, px, py, pz)
+            near, far, bn, bf = f, f + 1, bl, br
+            if br < bl:
+                near, far, bn, bf = f + 1, f, br, bl
+            if bf <= best:  # the farther child is pushed first, walked last
+                stack[top], bound[top] = far, bf
+                top += 1
+            if bn <= best:
+                stack[top], bound[top] = near, bn
+                top += 1
+        prev = best_s
+        out_d[p] = np.sqrt(best)
+        out_slot[p] = best_s
+        out_point[p, 0], out_point[p, 1], out_point[p, 2] = q[0], q[1], q[2]
+        out_w[p, 0], out_w[p, 1], out_w[p, 2] = q[3], q[4], q[5]
+
+
+@njit(cache=True, nogil=True)
+def closest(
+    node_box, node_first, node_count, tris, prim_order, depth, points,
+    out_point, out_d, out_slot, out_w,
+):  # fmt: skip
+    """Closest point of the mesh to each point: point, distance, slot, barycentrics.
+
+    ``tris`` are the triangles in slot order, ``prim_order[slot]`` their face index; the
+    tree must hold at least one triangle.
+    """
+    _closest_range(
+        node_box, node_first, node_count, tris, prim_order, depth, points,
+        out_point, out_d, out_slot, out_w, 0, len(points),
+    )  # fmt: skip
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def closest_parallel(
+    node_box, node_first, node_count, tris, prim_order, depth, points,
+    out_point, out_d, out_slot, out_w, threads,
+):  # fmt: skip
+    """:func:`closest`, in parallel: chunks of consecutive points dealt round-robin to
+    one lane per thread (``threads``: numba's thread count, from the caller)."""
+    n = len(points)
+    n_chunks = (n + _CHUNK - 1) // _CHUNK
+    lanes = max(1, min(threads, n_chunks))
+    for lane in prange(lanes):
+        for c in range(lane, n_chunks, lanes):
+            _closest_range(
+                node_box, node_first, node_count, tris, prim_order, depth, points,
+                out_point, out_d, out_slot, out_w, c * _CHUNK, min(n, (c + 1) * _CHUNK),
+            )  # fmt: skip
+
+
+@njit(cache=True, nogil=True)
+def closest_brute(tris, points, out_point, out_d, out_face, out_w):
+    """Slow twin of :func:`closest`: every point against every triangle, in face order."""
+    for p in range(len(points)):
+        px, py, pz = points[p, 0], points[p, 1], points[p, 2]
+        best, best_f = np.inf, -1
+        q = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+        for f in range(len(tris)):
+            d, qx, qy, qz, wa, wb, wc = closest_on_triangle(tris, f, px, py, pz)
+            if d < best:
+                best, best_f = d, f
+                q = (qx, qy, qz, wa, wb, wc)
+        out_d[p] = np.sqrt(best)
+        out_face[p] = best_f
+        out_point[p, 0], out_point[p, 1], out_point[p, 2] = q[0], q[1], q[2]
+        out_w[p, 0], out_w[p, 1], out_w[p, 2] = q[3], q[4], q[5]
