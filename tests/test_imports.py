@@ -26,6 +26,7 @@ LAYERS = {
     "_scene_objects": 6,
     "_scene_buffers": 6,
     "_scene_results": 6,
+    "distance": 5,
     "pipeline": 7,
     "experiment": 8,
     "demo": 9,

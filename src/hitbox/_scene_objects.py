@@ -49,13 +49,7 @@ class SceneObject:
 # -- validation and fitting --------------------------------------------------------------
 
 
-def check_real(value, name):
-    if isinstance(value, bool | np.bool_) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be a real number, got {type(value).__name__}")
-    value = float(value)
-    if math.isnan(value):
-        raise ValueError(f"{name} must not be NaN")
-    return value
+check_real = v.check_real
 
 
 def check_vector(value, name):

@@ -5,6 +5,7 @@ returns C-contiguous float64 (or intp) arrays and, where a single item is legal,
 says the caller gave one item so the result can be squeezed back.
 """
 
+import math
 import numbers
 
 import numpy as np
@@ -49,6 +50,16 @@ def _finite(arr, name):
         return
     bad = ~np.isfinite(arr.reshape(len(arr), -1)).all(axis=1)
     raise ValueError(f"{name}[{_first_bad(bad)}] is not finite (NaN or inf)")
+
+
+def check_real(value, name):
+    """One real number (not a bool) as a float; NaN rejected."""
+    if isinstance(value, bool | np.bool_) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a real number, got {type(value).__name__}")
+    value = float(value)
+    if math.isnan(value):
+        raise ValueError(f"{name} must not be NaN")
+    return value
 
 
 def as_float(value, name, finite=False):

@@ -11,6 +11,7 @@ import numba
 import numpy as np
 
 from hitbox import _validate as v
+from hitbox import distance as _distance
 from hitbox._kernels import bvh_ray as _ray
 from hitbox._kernels import closest as _closest
 from hitbox._kernels import collide as _collide
@@ -93,7 +94,7 @@ class TriangleMesh:
         Triangles per leaf at most; by default :data:`LEAF_SIZE` of the node kind.
     """
 
-    __slots__ = ("vertices", "faces", "bvh", "_slot_tris", "_args", "_closed")
+    __slots__ = ("vertices", "faces", "bvh", "_slot_tris", "_args", "_closed", "_boxes")
 
     def __init__(
         self, vertices, faces, *, node=NODE, method=None, leaf_size=None, bvh=None
@@ -115,6 +116,7 @@ class TriangleMesh:
             )
         self.bvh = bvh
         self._closed = None  # closed surface? decided by the first contains call
+        self._boxes = None  # the nodes as oriented boxes, made by the first distance
         slot_tris = np.ascontiguousarray(tris[bvh.prim_order])
         slot_tris.flags.writeable = False
         self._slot_tris = slot_tris
@@ -302,6 +304,28 @@ class TriangleMesh:
         rot, trans = v.as_transform(matrix, "transform", rigid=True)
         moved = _apply(rot, trans, other.triangles)
         return triangle.overlap_pairs_brute(self.triangles, moved)
+
+    # -- distance --------------------------------------------------------------------------
+
+    def distance(self, other, transform=None, *, max_distance=np.inf, rtol=0.0, atol=0.0):
+        """Distance to ``other`` moved by ``transform`` (rigid 4x4, other's model frame
+        into this one's), the closest points in this mesh's frame and their faces: a
+        :class:`hitbox.distance.MeshDistance` (see :func:`hitbox.distance.distance`
+        for ``max_distance``, ``rtol`` and ``atol``). 0 exactly when they touch."""
+        return _distance.distance(self, other, transform, max_distance=max_distance,
+                                  rtol=rtol, atol=atol)  # fmt: skip
+
+    def distance_many(self, other, transforms, *, max_distance=np.inf, rtol=0.0,
+                      atol=0.0):  # fmt: skip
+        """:meth:`distance` for K poses ((K, 4, 4)) in one parallel call: a
+        :class:`hitbox.distance.MeshDistances` of arrays."""
+        return _distance.distance_many(self, other, transforms,
+                                       max_distance=max_distance, rtol=rtol, atol=atol)  # fmt: skip
+
+    def distance_brute(self, other, transform=None):
+        """Slow twin of :meth:`distance`: (distance, face, other's face) over every
+        triangle pair."""
+        return _distance.distance_brute(self, other, transform)
 
     # -- points and rays -------------------------------------------------------------------
 

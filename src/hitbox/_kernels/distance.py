@@ -1,0 +1,502 @@
+"""Distance between two triangle meshes under a rigid motion: the least distance over
+every triangle pair, found by a tree-vs-tree walk pruned by node-pair lower bounds
+(SPEC §8's walk, with distances instead of overlaps).
+
+Triangles: the closest points of two triangles that do not meet lie on an edge of one
+and an edge of the other, or are a vertex of one and its closest point on the other
+(Ericson, Real-Time Collision Detection §5.1.5, §5.1.9). A pair the exact overlap test
+says meets is at distance 0 exactly; one that does not is never reported at 0, so
+``distance == 0`` exactly when the meshes touch.
+
+Nodes: each tree's nodes as oriented boxes (an OBB tree's own boxes, any other kind's
+exact AABBs with the identity frame). The gap along any unit axis bounds the distance of
+two boxes from below; the walk takes the largest gap over the six face normals and the
+centre-sphere bound, lowered by a relative 1e-12 for rounding, visits the nearer child
+pair first and skips every pair whose bound reaches the best distance so far.
+"""
+
+import math
+
+import numpy as np
+from numba import njit, prange
+
+from hitbox._kernels.triangle import load, load_xf, tri_tri_overlap
+
+#: Relative rounding margin of a node-pair bound (far above float64's rounding of it).
+REL_EPS = 1e-12
+
+
+# -- points, segments, triangles ---------------------------------------------------------
+
+
+@njit(inline="always")
+def _dot(a, b):
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+
+
+@njit(inline="always")
+def _axpy(s, d, p):
+    """p + s d."""
+    return (p[0] + s * d[0], p[1] + s * d[1], p[2] + s * d[2])
+
+
+@njit(inline="always")
+def _sub(a, b):
+    return (a[0] - b[0], a[1] - b[1], a[2] - b[2])
+
+
+@njit(cache=True, nogil=True)
+def closest_on_triangle(p, a, b, c):
+    """The point of triangle abc closest to p, and its barycentrics (u, v, w) on
+    (a, b, c): Ericson §5.1.5, by Voronoi regions. Degenerate triangles fall to
+    their edges."""
+    ab = _sub(b, a)
+    ac = _sub(c, a)
+    ap = _sub(p, a)
+    d1 = _dot(ab, ap)
+    d2 = _dot(ac, ap)
+    if d1 <= 0.0 and d2 <= 0.0:
+        return a, (1.0, 0.0, 0.0)
+    bp = _sub(p, b)
+    d3 = _dot(ab, bp)
+    d4 = _dot(ac, bp)
+    if d3 >= 0.0 and d4 <= d3:
+        return b, (0.0, 1.0, 0.0)
+    vc = d1 * d4 - d3 * d2
+    if vc <= 0.0 and d1 >= 0.0 and d3 <= 0.0 and d1 - d3 > 0.0:
+        v = d1 / (d1 - d3)
+        return _axpy(v, ab, a), (1.0 - v, v, 0.0)
+    cp = _sub(p, c)
+    d5 = _dot(ab, cp)
+    d6 = _dot(ac, cp)
+    if d6 >= 0.0 and d5 <= d6:
+        return c, (0.0, 0.0, 1.0)
+    vb = d5 * d2 - d1 * d6
+    if vb <= 0.0 and d2 >= 0.0 and d6 <= 0.0 and d2 - d6 > 0.0:
+        w = d2 / (d2 - d6)
+        return _axpy(w, ac, a), (1.0 - w, 0.0, w)
+    va = d3 * d6 - d5 * d4
+    if va <= 0.0 and d4 - d3 >= 0.0 and d5 - d6 >= 0.0 and (d4 - d3) + (d5 - d6) > 0.0:
+        w = (d4 - d3) / ((d4 - d3) + (d5 - d6))
+        return _axpy(w, _sub(c, b), b), (0.0, 1.0 - w, w)
+    denom = va + vb + vc
+    if not denom > 0.0:  # zero area, no edge region took it: the nearest of its edges
+        return _nearest_edge_point(p, a, b, c)
+    v = vb / denom
+    w = vc / denom
+    x = (a[0] + ab[0] * v + ac[0] * w, a[1] + ab[1] * v + ac[1] * w,
+         a[2] + ab[2] * v + ac[2] * w)  # fmt: skip
+    return x, (1.0 - v - w, v, w)
+
+
+@njit(inline="always")
+def _on_segment(p, a, b):
+    """(closest point of segment ab to p, its parameter on ab)."""
+    d = _sub(b, a)
+    dd = _dot(d, d)
+    t = 0.0 if dd == 0.0 else min(1.0, max(0.0, _dot(_sub(p, a), d) / dd))
+    return _axpy(t, d, a), t
+
+
+@njit(cache=True, nogil=True)
+def _nearest_edge_point(p, a, b, c):
+    best = np.inf
+    x = a
+    bary = (1.0, 0.0, 0.0)
+    for e in range(3):
+        s, t = (a, b) if e == 0 else ((b, c) if e == 1 else (c, a))
+        y, u = _on_segment(p, s, t)
+        d = _dot(_sub(p, y), _sub(p, y))
+        if d < best:
+            best = d
+            x = y
+            if e == 0:
+                bary = (1.0 - u, u, 0.0)
+            elif e == 1:
+                bary = (0.0, 1.0 - u, u)
+            else:
+                bary = (u, 0.0, 1.0 - u)
+    return x, bary
+
+
+@njit(inline="always")
+def segment_segment(p1, q1, p2, q2):
+    """Closest points of segments p1q1 and p2q2: (c1, c2). Ericson §5.1.9."""
+    d1 = _sub(q1, p1)
+    d2 = _sub(q2, p2)
+    r = _sub(p1, p2)
+    a = _dot(d1, d1)
+    e = _dot(d2, d2)
+    f = _dot(d2, r)
+    if a <= 0.0 and e <= 0.0:
+        return p1, p2
+    if a <= 0.0:
+        s = 0.0
+        t = min(1.0, max(0.0, f / e))
+    else:
+        c = _dot(d1, r)
+        if e <= 0.0:
+            t = 0.0
+            s = min(1.0, max(0.0, -c / a))
+        else:
+            b = _dot(d1, d2)
+            denom = a * e - b * b
+            s = min(1.0, max(0.0, (b * f - c * e) / denom)) if denom > 0.0 else 0.0
+            t = (b * s + f) / e
+            if t < 0.0:
+                t = 0.0
+                s = min(1.0, max(0.0, -c / a))
+            elif t > 1.0:
+                t = 1.0
+                s = min(1.0, max(0.0, (b - c) / a))
+    return _axpy(s, d1, p1), _axpy(t, d2, p2)
+
+
+@njit(inline="always")
+def _side(p0, p1, p2, q0, q1, q2):
+    """+1 (-1) when q0, q1, q2 lie clearly above (below) plane p0 p1 p2 (beyond a
+    relative 1e-9 of the coordinates, far above rounding), else 0."""
+    u = _sub(p1, p0)
+    v = _sub(p2, p0)
+    n = (u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2], u[0] * v[1] - u[1] * v[0])
+    scale = (abs(n[0]) + abs(n[1]) + abs(n[2])) * 1e-9
+    side = 0
+    for q in (q0, q1, q2):
+        w = _sub(q, p0)
+        d = _dot(n, w)
+        margin = scale * (abs(w[0]) + abs(w[1]) + abs(w[2]) + 1e-300)
+        s = 1 if d > margin else (-1 if d < -margin else 0)
+        if s == 0 or (side != 0 and s != side):
+            return 0
+        side = s
+    return side
+
+
+@njit(inline="always")
+def _may_cross(p0, p1, p2, q0, q1, q2):
+    """False when either triangle lies clearly on one side of the other's plane."""
+    return _side(p0, p1, p2, q0, q1, q2) == 0 and _side(q0, q1, q2, p0, p1, p2) == 0
+
+
+@njit(inline="always")
+def _off_both(x, p0, p1, p2, q0, q1, q2):
+    """How far x is from the farther of the two triangles."""
+    y, _ = closest_on_triangle(x, p0, p1, p2)
+    z, _ = closest_on_triangle(x, q0, q1, q2)
+    return max(_dot(_sub(x, y), _sub(x, y)), _dot(_sub(x, z), _sub(x, z)))
+
+
+@njit(cache=True, nogil=True)
+def _common_point(p0, p1, p2, q0, q1, q2):
+    """A point of two triangles that meet (to rounding): the best of their vertices,
+    each edge's crossing of the other's plane, and the edge pairs' closest points."""
+    P = (p0, p1, p2)
+    Q = (q0, q1, q2)
+    best = np.inf
+    out = p0
+    for side in range(2):
+        T, U = (P, Q) if side == 0 else (Q, P)
+        u = _sub(U[1], U[0])
+        w = _sub(U[2], U[0])
+        n = (u[1] * w[2] - u[2] * w[1], u[2] * w[0] - u[0] * w[2],
+             u[0] * w[1] - u[1] * w[0])  # fmt: skip
+        for i in range(3):
+            a = T[i]
+            b = T[(i + 1) % 3]
+            e = _off_both(a, p0, p1, p2, q0, q1, q2)
+            if e < best:
+                best, out = e, a
+            da = _dot(n, _sub(a, U[0]))
+            db = _dot(n, _sub(b, U[0]))
+            if (da <= 0.0 <= db or db <= 0.0 <= da) and da != db:
+                x = _axpy(da / (da - db), _sub(b, a), a)
+                e = _off_both(x, p0, p1, p2, q0, q1, q2)
+                if e < best:
+                    best, out = e, x
+    for i in range(3):
+        for j in range(3):
+            x, y = segment_segment(P[i], P[(i + 1) % 3], Q[j], Q[(j + 1) % 3])
+            m = (0.5 * (x[0] + y[0]), 0.5 * (x[1] + y[1]), 0.5 * (x[2] + y[2]))
+            e = _off_both(m, p0, p1, p2, q0, q1, q2)
+            if e < best:
+                best, out = e, m
+    return out
+
+
+@njit(cache=True, nogil=True)
+def tri_tri_distance(p0, p1, p2, q0, q1, q2):
+    """(squared distance, closest point on p, closest point on q) of two closed
+    triangles: 0 exactly when the exact overlap test says they meet, else the least of
+    the nine edge-edge and six vertex-triangle distances, never 0."""
+    if _may_cross(p0, p1, p2, q0, q1, q2) and tri_tri_overlap(p0, p1, p2, q0, q1, q2):
+        x = _common_point(p0, p1, p2, q0, q1, q2)
+        return 0.0, x, x
+    P = (p0, p1, p2)
+    Q = (q0, q1, q2)
+    best = np.inf
+    bx = p0
+    by = q0
+    for i in range(3):
+        for j in range(3):
+            x, y = segment_segment(P[i], P[(i + 1) % 3], Q[j], Q[(j + 1) % 3])
+            d = _sub(x, y)
+            dd = _dot(d, d)
+            if dd < best:
+                best, bx, by = dd, x, y
+    for i in range(3):
+        y, _ = closest_on_triangle(P[i], q0, q1, q2)
+        d = _sub(P[i], y)
+        dd = _dot(d, d)
+        if dd < best:
+            best, bx, by = dd, P[i], y
+        x, _ = closest_on_triangle(Q[i], p0, p1, p2)
+        d = _sub(x, Q[i])
+        dd = _dot(d, d)
+        if dd < best:
+            best, bx, by = dd, x, Q[i]
+    if best == 0.0:  # apart by less than rounding: still apart
+        best = 5e-324
+    return best, bx, by
+
+
+@njit(inline="always")
+def _beyond_plane(p0, p1, p2, q0, q1, q2, best):
+    """Whether q0, q1, q2 all lie on one side of plane p0 p1 p2, farther than
+    sqrt(best) (squared, with a relative margin for rounding)."""
+    u = _sub(p1, p0)
+    v = _sub(p2, p0)
+    n = (u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2], u[0] * v[1] - u[1] * v[0])
+    nn = _dot(n, n)
+    if not nn > 0.0:
+        return False
+    d0 = _dot(n, _sub(q0, p0))
+    d1 = _dot(n, _sub(q1, p0))
+    d2 = _dot(n, _sub(q2, p0))
+    low = min(abs(d0), abs(d1), abs(d2))
+    if (d0 > 0.0) != (d1 > 0.0) or (d0 > 0.0) != (d2 > 0.0):
+        return False
+    return low * low * (1.0 - 1e-9) >= best * nn
+
+
+# -- node pairs ----------------------------------------------------------------------------
+
+
+@njit(inline="always")
+def _axis_in(ar, i, rot, br, j, col):
+    """Column ``col`` of b[j]'s axes, moved by rot, in a[i]'s box frame."""
+    m0 = rot[0, 0] * br[j, 0, col] + rot[0, 1] * br[j, 1, col] + rot[0, 2] * br[j, 2, col]
+    m1 = rot[1, 0] * br[j, 0, col] + rot[1, 1] * br[j, 1, col] + rot[1, 2] * br[j, 2, col]
+    m2 = rot[2, 0] * br[j, 0, col] + rot[2, 1] * br[j, 1, col] + rot[2, 2] * br[j, 2, col]
+    return (
+        ar[i, 0, 0] * m0 + ar[i, 1, 0] * m1 + ar[i, 2, 0] * m2,
+        ar[i, 0, 1] * m0 + ar[i, 1, 1] * m1 + ar[i, 2, 1] * m2,
+        ar[i, 0, 2] * m0 + ar[i, 1, 2] * m1 + ar[i, 2, 2] * m2,
+    )
+
+
+@njit(inline="always")
+def _edge_gap(along, reach, cosine):
+    """Gap along the cross product of two unit edge directions at angle acos(cosine):
+    (|along| - reach) / |cross|, 0 for (near) parallel edges (no axis)."""
+    sine2 = 1.0 - cosine * cosine
+    if sine2 < 1e-6:
+        return 0.0
+    return (abs(along) - reach) / math.sqrt(sine2)
+
+
+@njit(inline="always")
+def _box_gap(ac, ah, ar, i, bc, bh, br, j, rot, trans):
+    """A lower bound on the distance of box a[i] and box b[j] moved by (rot, trans):
+    the largest gap along the fifteen separating axes (the nine edge-edge axes only
+    when no face normal separates) and between the bounding spheres."""
+    cx, cy, cz = bc[j, 0], bc[j, 1], bc[j, 2]
+    w0 = trans[0] + rot[0, 0] * cx + rot[0, 1] * cy + rot[0, 2] * cz - ac[i, 0]
+    w1 = trans[1] + rot[1, 0] * cx + rot[1, 1] * cy + rot[1, 2] * cz - ac[i, 1]
+    w2 = trans[2] + rot[2, 0] * cx + rot[2, 1] * cy + rot[2, 2] * cz - ac[i, 2]
+    t0 = ar[i, 0, 0] * w0 + ar[i, 1, 0] * w1 + ar[i, 2, 0] * w2
+    t1 = ar[i, 0, 1] * w0 + ar[i, 1, 1] * w1 + ar[i, 2, 1] * w2
+    t2 = ar[i, 0, 2] * w0 + ar[i, 1, 2] * w1 + ar[i, 2, 2] * w2
+    r00, r10, r20 = _axis_in(ar, i, rot, br, j, 0)
+    r01, r11, r21 = _axis_in(ar, i, rot, br, j, 1)
+    r02, r12, r22 = _axis_in(ar, i, rot, br, j, 2)
+    ha0, ha1, ha2 = ah[i, 0], ah[i, 1], ah[i, 2]
+    hb0, hb1, hb2 = bh[j, 0], bh[j, 1], bh[j, 2]
+    gap = max(
+        abs(t0) - ha0 - hb0 * abs(r00) - hb1 * abs(r01) - hb2 * abs(r02),
+        abs(t1) - ha1 - hb0 * abs(r10) - hb1 * abs(r11) - hb2 * abs(r12),
+        abs(t2) - ha2 - hb0 * abs(r20) - hb1 * abs(r21) - hb2 * abs(r22),
+        abs(t0 * r00 + t1 * r10 + t2 * r20)
+        - hb0 - ha0 * abs(r00) - ha1 * abs(r10) - ha2 * abs(r20),
+        abs(t0 * r01 + t1 * r11 + t2 * r21)
+        - hb1 - ha0 * abs(r01) - ha1 * abs(r11) - ha2 * abs(r21),
+        abs(t0 * r02 + t1 * r12 + t2 * r22)
+        - hb2 - ha0 * abs(r02) - ha1 * abs(r12) - ha2 * abs(r22),
+    )  # fmt: skip
+    if gap < 0.0:  # touching by the face normals: the nine edge-edge axes
+        gap = max(
+            gap,
+            _edge_gap(t2 * r10 - t1 * r20, ha1 * abs(r20) + ha2 * abs(r10)
+                      + hb1 * abs(r02) + hb2 * abs(r01), r00),
+            _edge_gap(t2 * r11 - t1 * r21, ha1 * abs(r21) + ha2 * abs(r11)
+                      + hb0 * abs(r02) + hb2 * abs(r00), r01),
+            _edge_gap(t2 * r12 - t1 * r22, ha1 * abs(r22) + ha2 * abs(r12)
+                      + hb0 * abs(r01) + hb1 * abs(r00), r02),
+            _edge_gap(t0 * r20 - t2 * r00, ha0 * abs(r20) + ha2 * abs(r00)
+                      + hb1 * abs(r12) + hb2 * abs(r11), r10),
+            _edge_gap(t0 * r21 - t2 * r01, ha0 * abs(r21) + ha2 * abs(r01)
+                      + hb0 * abs(r12) + hb2 * abs(r10), r11),
+            _edge_gap(t0 * r22 - t2 * r02, ha0 * abs(r22) + ha2 * abs(r02)
+                      + hb0 * abs(r11) + hb1 * abs(r10), r12),
+            _edge_gap(t1 * r00 - t0 * r10, ha0 * abs(r10) + ha1 * abs(r00)
+                      + hb1 * abs(r22) + hb2 * abs(r21), r20),
+            _edge_gap(t1 * r01 - t0 * r11, ha0 * abs(r11) + ha1 * abs(r01)
+                      + hb0 * abs(r22) + hb2 * abs(r20), r21),
+            _edge_gap(t1 * r02 - t0 * r12, ha0 * abs(r12) + ha1 * abs(r02)
+                      + hb0 * abs(r21) + hb1 * abs(r20), r22),
+        )  # fmt: skip
+    centre = math.sqrt(t0 * t0 + t1 * t1 + t2 * t2)
+    ra = math.sqrt(ha0 * ha0 + ha1 * ha1 + ha2 * ha2)
+    rb = math.sqrt(hb0 * hb0 + hb1 * hb1 + hb2 * hb2)
+    gap = max(gap, centre - ra - rb)
+    if gap <= 0.0:
+        return 0.0
+    scale = centre + ra + rb + abs(trans[0]) + abs(trans[1]) + abs(trans[2])
+    return max(0.0, gap - REL_EPS * scale)
+
+
+@njit(inline="always")
+def _size(h, i):
+    return h[i, 0] + h[i, 1] + h[i, 2]
+
+
+@njit(cache=True, nogil=True)
+def mesh_distance(
+    ac, ah, ar, a_first, a_count, a_tris, a_sbox,
+    bc, bh, br, b_first, b_count, b_tris,
+    rot, trans, depth, upper, rtol, atol, out_f, out_i,
+):  # fmt: skip
+    """Least distance between trees a and b (b moved by rot, trans into a's frame).
+
+    Nodes as oriented boxes: centres (M, 3), half extents (M, 3), axes (M, 3, 3) as
+    columns; triangles (S, 3, 3) in slot order, a's triangle boxes (S, 2, 3). Pairs
+    whose bound times (1 + rtol) plus atol reaches the best distance so far, or
+    reaches ``upper``, are skipped, so the answer d satisfies
+    d_true <= d <= d_true (1 + rtol) + atol (exact with rtol = atol = 0), unless
+    none is below ``upper``.
+
+    Writes out_f[:3] the closest point on a, out_f[3:6] on b (both in a's frame),
+    out_i[0:2] their slots (-1 when nothing is below ``upper``). Returns the distance
+    (inf when nothing is below ``upper``).
+    """
+    out_i[0] = -1
+    out_i[1] = -1
+    if len(a_first) == 0 or len(b_first) == 0:
+        return np.inf
+    best = upper * upper if upper < np.inf else np.inf  # squared
+    stack_m = np.empty(depth, np.intp)
+    stack_k = np.empty(depth, np.intp)
+    stack_lb = np.empty(depth)
+    stack_m[0] = 0
+    stack_k[0] = 0
+    stack_lb[0] = _box_gap(ac, ah, ar, 0, bc, bh, br, 0, rot, trans)
+    top = 1
+    while top > 0:
+        top -= 1
+        m = stack_m[top]
+        k = stack_k[top]
+        lb = stack_lb[top] * (1.0 + rtol) + atol
+        if lb * lb >= best:
+            continue
+        ca = a_count[m]
+        cb = b_count[k]
+        if ca > 0 and cb > 0:
+            for t in range(b_first[k], b_first[k] + cb):
+                q0, q1, q2 = load_xf(b_tris, t, rot, trans)
+                lo0, hi0 = min(q0[0], q1[0], q2[0]), max(q0[0], q1[0], q2[0])
+                lo1, hi1 = min(q0[1], q1[1], q2[1]), max(q0[1], q1[1], q2[1])
+                lo2, hi2 = min(q0[2], q1[2], q2[2]), max(q0[2], q1[2], q2[2])
+                for s in range(a_first[m], a_first[m] + ca):
+                    # the triangles' boxes apart by at least best: skip the pair
+                    g0 = max(0.0, lo0 - a_sbox[s, 1, 0], a_sbox[s, 0, 0] - hi0)
+                    g1 = max(0.0, lo1 - a_sbox[s, 1, 1], a_sbox[s, 0, 1] - hi1)
+                    g2 = max(0.0, lo2 - a_sbox[s, 1, 2], a_sbox[s, 0, 2] - hi2)
+                    if (g0 * g0 + g1 * g1 + g2 * g2) * (1.0 - 4 * REL_EPS) >= best:
+                        continue
+                    p0, p1, p2 = load(a_tris, s)
+                    # both triangles' planes: one wholly beyond the other's by best
+                    if _beyond_plane(p0, p1, p2, q0, q1, q2, best) or _beyond_plane(
+                        q0, q1, q2, p0, p1, p2, best
+                    ):
+                        continue
+                    d2, x, y = tri_tri_distance(p0, p1, p2, q0, q1, q2)
+                    if d2 < best:
+                        best = d2
+                        out_i[0] = s
+                        out_i[1] = t
+                        for r in range(3):
+                            out_f[r] = x[r]
+                            out_f[3 + r] = y[r]
+            continue
+        if cb == 0 and (ca > 0 or _size(bh, k) > _size(ah, m)):
+            f = b_first[k]
+            m0, k0, m1, k1 = m, f, m, f + 1
+        else:
+            f = a_first[m]
+            m0, k0, m1, k1 = f, k, f + 1, k
+        g0 = _box_gap(ac, ah, ar, m0, bc, bh, br, k0, rot, trans)
+        g1 = _box_gap(ac, ah, ar, m1, bc, bh, br, k1, rot, trans)
+        if g0 < g1:  # the nearer pair is popped first
+            m0, k0, g0, m1, k1, g1 = m1, k1, g1, m0, k0, g0
+        for mm, kk, gg in ((m0, k0, g0), (m1, k1, g1)):
+            reach = gg * (1.0 + rtol) + atol
+            if reach * reach < best:
+                stack_m[top], stack_k[top], stack_lb[top] = mm, kk, gg
+                top += 1
+    if out_i[0] < 0:
+        return np.inf
+    return math.sqrt(best)
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def mesh_distance_many(
+    ac, ah, ar, a_first, a_count, a_tris, a_sbox,
+    bc, bh, br, b_first, b_count, b_tris,
+    rots, transes, depth, upper, rtol, atol, out_d, out_f, out_i,
+):  # fmt: skip
+    """:func:`mesh_distance` for K poses in parallel: out_d (K,), out_f (K, 6),
+    out_i (K, 2)."""
+    for p in prange(len(rots)):
+        out_d[p] = mesh_distance(
+            ac, ah, ar, a_first, a_count, a_tris, a_sbox,
+            bc, bh, br, b_first, b_count, b_tris,
+            rots[p], transes[p], depth, upper, rtol, atol, out_f[p], out_i[p],
+        )  # fmt: skip
+
+
+@njit(cache=True, nogil=True)
+def mesh_distance_serial(
+    ac, ah, ar, a_first, a_count, a_tris, a_sbox,
+    bc, bh, br, b_first, b_count, b_tris,
+    rots, transes, depth, upper, rtol, atol, out_d, out_f, out_i,
+):  # fmt: skip
+    """:func:`mesh_distance_many` on one thread (few poses)."""
+    for p in range(len(rots)):
+        out_d[p] = mesh_distance(
+            ac, ah, ar, a_first, a_count, a_tris, a_sbox,
+            bc, bh, br, b_first, b_count, b_tris,
+            rots[p], transes[p], depth, upper, rtol, atol, out_f[p], out_i[p],
+        )  # fmt: skip
+
+
+@njit(cache=True, nogil=True)
+def pair_distances(tri_a, tri_b):
+    """(A, B) squared distances of every triangle pair, by :func:`tri_tri_distance`
+    (the brute-force twin of :func:`mesh_distance`)."""
+    out = np.empty((len(tri_a), len(tri_b)))
+    for i in range(len(tri_a)):
+        p0, p1, p2 = load(tri_a, i)
+        for j in range(len(tri_b)):
+            q0, q1, q2 = load(tri_b, j)
+            d2, _, _ = tri_tri_distance(p0, p1, p2, q0, q1, q2)
+            out[i, j] = d2
+    return out

@@ -1,0 +1,156 @@
+"""How far apart two triangle meshes are, and where: the least distance over every pair
+of triangles, one pose or many (:mod:`hitbox._kernels.distance`).
+
+Results are in the first mesh's model frame: ``point_a`` on mesh A, ``point_b`` on mesh
+B moved by the transform, ``|point_a - point_b| == distance`` (to rounding). Touching
+meshes are at distance 0 exactly (the exact triangle test decides, as
+:meth:`~hitbox.mesh.TriangleMesh.intersect` does), and ``point_a == point_b`` is a
+common point. Empty meshes are infinitely far apart.
+"""
+
+from typing import NamedTuple
+
+import numba
+import numpy as np
+
+from hitbox import _affine
+from hitbox import _validate as v
+from hitbox._kernels import distance as _kd
+
+
+class MeshDistance(NamedTuple):
+    """Distance of two meshes, the closest points (A's frame) and their faces.
+
+    ``lower_bound``: the true distance is at least this (equal to ``distance`` for
+    an exact query; ``(distance - atol) / (1 + rtol)`` with tolerances). ``distance``
+    is inf, the points NaN and the faces -1 when the meshes are at least
+    ``max_distance`` apart (then ``lower_bound`` is ``max_distance``).
+    """
+
+    distance: float
+    point_a: np.ndarray
+    point_b: np.ndarray
+    face_a: int
+    face_b: int
+    lower_bound: float
+
+
+class MeshDistances(NamedTuple):
+    """:class:`MeshDistance` for K poses, as arrays: (K,), (K, 3), (K, 3), (K,), (K,),
+    (K,)."""
+
+    distance: np.ndarray
+    point_a: np.ndarray
+    point_b: np.ndarray
+    face_a: np.ndarray
+    face_b: np.ndarray
+    lower_bound: np.ndarray
+
+
+def node_boxes(mesh):
+    """The mesh tree's nodes as oriented boxes (centres, half extents, axes as
+    columns): an OBB tree's own boxes, any other kind's exact AABBs; made once per
+    mesh."""
+    if mesh._boxes is None:
+        tree = mesh.bvh
+        if tree.kind == "obb":
+            mesh._boxes = mesh._args[0], mesh._args[1], mesh._args[2]
+        else:
+            box = tree.node_box
+            centre = np.ascontiguousarray(0.5 * (box[:, 0] + box[:, 1]))
+            half = np.ascontiguousarray(0.5 * (box[:, 1] - box[:, 0]))
+            axes = np.broadcast_to(np.eye(3), (len(box), 3, 3)).copy()
+            for arr in (centre, half, axes):
+                arr.flags.writeable = False
+            mesh._boxes = centre, half, axes
+    return mesh._boxes
+
+
+def _options(max_distance, rtol, atol):
+    upper = v.check_real(max_distance, "max_distance")
+    if not upper > 0.0:
+        raise ValueError(f"max_distance must be > 0, got {upper}")
+    rtol = v.check_real(rtol, "rtol")
+    atol = v.check_real(atol, "atol")
+    for name, x in (("rtol", rtol), ("atol", atol)):
+        if not (x >= 0.0 and x < np.inf):
+            raise ValueError(f"{name} must be finite and >= 0, got {x}")
+    return upper, rtol, atol
+
+
+def _args(a, b):
+    return (
+        *node_boxes(a), a.bvh.node_first, a.bvh.node_count, a._slot_tris, a._args[6],
+        *node_boxes(b), b.bvh.node_first, b.bvh.node_count, b._slot_tris,
+    )  # fmt: skip
+
+
+def _lower(d, upper, rtol, atol):
+    return np.where(np.isinf(d), upper, np.maximum(0.0, (d - atol) / (1.0 + rtol)))
+
+
+def distance(a, b, transform=None, *, max_distance=np.inf, rtol=0.0, atol=0.0):
+    """Distance between mesh ``a`` and mesh ``b`` moved by ``transform`` (4x4 rigid,
+    B's model frame into A's; identity if None): a :class:`MeshDistance`.
+
+    ``max_distance``: stop as soon as the meshes are known to be at least that far
+    apart ("is it farther than d?"). ``rtol``, ``atol``: an approximate answer,
+    guaranteed ``true <= distance <= true (1 + rtol) + atol``, found faster.
+    """
+    upper, rtol, atol = _options(max_distance, rtol, atol)
+    rot, trans = v.as_transform(_as_matrix(transform), "transform", rigid=True)
+    out_f = np.empty(6)
+    out_i = np.empty(2, np.intp)
+    depth = a.bvh.depth + b.bvh.depth + 4
+    d = _kd.mesh_distance(*_args(a, b), rot, trans, depth, upper, rtol, atol, out_f,
+                          out_i)  # fmt: skip
+    if out_i[0] < 0:
+        nan = np.full(3, np.nan)
+        return MeshDistance(np.inf, nan, nan.copy(), -1, -1, upper)
+    lower = float(_lower(np.array(d), upper, rtol, atol))
+    return MeshDistance(
+        float(d), out_f[:3].copy(), out_f[3:].copy(),
+        int(a.bvh.prim_order[out_i[0]]), int(b.bvh.prim_order[out_i[1]]), lower,
+    )  # fmt: skip
+
+
+def distance_many(a, b, transforms, *, max_distance=np.inf, rtol=0.0, atol=0.0):
+    """:func:`distance` for K poses ((K, 4, 4) transforms) in one parallel call: a
+    :class:`MeshDistances`."""
+    upper, rtol, atol = _options(max_distance, rtol, atol)
+    rots, transes, _ = v.as_transforms(transforms, "transforms", rigid=True)
+    k = len(rots)
+    out_d = np.empty(k)
+    out_f = np.empty((k, 6))
+    out_i = np.empty((k, 2), np.intp)
+    depth = a.bvh.depth + b.bvh.depth + 4
+    threads = numba.get_num_threads()
+    many = _kd.mesh_distance_many if k >= 8 and threads > 1 else _kd.mesh_distance_serial
+    if k:
+        many(*_args(a, b), rots, transes, depth, upper, rtol, atol, out_d, out_f, out_i)
+    found = out_i[:, 0] >= 0
+    face_a = np.full(k, -1, np.intp)
+    face_b = np.full(k, -1, np.intp)
+    face_a[found] = a.bvh.prim_order[out_i[found, 0]]
+    face_b[found] = b.bvh.prim_order[out_i[found, 1]]
+    out_f[~found] = np.nan
+    return MeshDistances(out_d, out_f[:, :3].copy(), out_f[:, 3:].copy(), face_a,
+                         face_b, _lower(out_d, upper, rtol, atol))  # fmt: skip
+
+
+def distance_brute(a, b, transform=None):
+    """Slow twin of :func:`distance`: every triangle pair, by the same triangle-pair
+    distance. Returns (distance, face_a, face_b); ties to the lowest (face_a,
+    face_b)."""
+    rot, trans = v.as_transform(_as_matrix(transform), "transform", rigid=True)
+    tri_a = a.triangles
+    tri_b = np.ascontiguousarray(_affine.apply(rot, trans, b.triangles))
+    if not len(tri_a) or not len(tri_b):
+        return np.inf, -1, -1
+    d2 = _kd.pair_distances(np.ascontiguousarray(tri_a), tri_b)
+    fa, fb = np.unravel_index(np.argmin(d2), d2.shape)
+    return float(np.sqrt(d2[fa, fb])), int(fa), int(fb)
+
+
+def _as_matrix(transform):
+    return np.eye(4) if transform is None else transform

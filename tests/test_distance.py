@@ -1,0 +1,172 @@
+"""Mesh-mesh distance against the brute-force twin (every triangle pair), python-fcl,
+the exact intersection test and its own contract (points, bounds, tolerances)."""
+
+import numpy as np
+import pytest
+import trimesh
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from hitbox import distance as hd
+from hitbox._kernels.distance import closest_on_triangle, tri_tri_distance
+from hitbox._torus import torus_mesh
+from hitbox.mesh import TriangleMesh
+from tests.strategies import rotation
+
+NODES = ("aabb", "obb", "sphere", "kdop18")
+
+
+def _shapes():
+    ico = trimesh.creation.icosphere(subdivisions=1, radius=0.7)
+    box = trimesh.creation.box(extents=(1.0, 0.5, 0.3))
+    tv, tf = torus_mesh(240, r_major=0.8, r_minor=0.25)
+    return [(ico.vertices, ico.faces), (box.vertices, box.faces), (tv, tf)]
+
+
+SHAPES = _shapes()
+
+
+def _pose(rng, reach):
+    pose = np.eye(4)
+    pose[:3, :3] = rotation(rng)
+    direction = rng.normal(size=3)
+    pose[:3, 3] = direction / np.linalg.norm(direction) * reach
+    return pose
+
+
+def _point_on_face(mesh, face, point, pose=None):
+    tri = mesh.triangles[face]
+    if pose is not None:
+        tri = tri @ pose[:3, :3].T + pose[:3, 3]
+    x, _ = closest_on_triangle(tuple(point), *(tuple(p) for p in tri))
+    return np.linalg.norm(np.array(x) - point)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.integers(0, 2**32 - 1), st.sampled_from(NODES), st.sampled_from(NODES),
+    st.floats(0.0, 3.5),
+)  # fmt: skip
+def test_distance_equals_every_triangle_pair(seed, node_a, node_b, reach):
+    rng = np.random.default_rng(seed)
+    va, fa = SHAPES[rng.integers(len(SHAPES))]
+    vb, fb = SHAPES[rng.integers(len(SHAPES))]
+    a = TriangleMesh(va, fa, node=node_a)
+    b = TriangleMesh(vb, fb, node=node_b)
+    pose = _pose(rng, reach)
+    got = hd.distance(a, b, pose)
+    want, face_a, face_b = hd.distance_brute(a, b, pose)
+    assert got.distance == want
+    assert (got.distance == 0.0) == (a.intersect_brute(b, pose).shape[1] > 0)
+    assert got.lower_bound == got.distance
+    assert abs(np.linalg.norm(got.point_a - got.point_b) - want) <= 1e-12 * (1 + want)
+    scale = 1 + np.abs(pose[:3, 3]).sum()
+    assert _point_on_face(a, got.face_a, got.point_a) <= 1e-12 * scale
+    assert _point_on_face(b, got.face_b, got.point_b, pose) <= 1e-12 * scale
+    if got.distance > 0:  # the reported faces realise it (ties may pick others)
+        pair = hd.distance_brute(
+            TriangleMesh(a.vertices, a.faces[[got.face_a]]),
+            TriangleMesh(b.vertices, b.faces[[got.face_b]]), pose,
+        )  # fmt: skip
+        assert pair[0] == want
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.floats(0.5, 3.0), st.floats(0.0, 1.0))
+def test_early_stop_and_tolerances_keep_their_promise(seed, reach, rtol):
+    rng = np.random.default_rng(seed)
+    a = TriangleMesh(*SHAPES[2])
+    b = TriangleMesh(*SHAPES[0])
+    pose = _pose(rng, reach)
+    exact = hd.distance(a, b, pose).distance
+    approx = hd.distance(a, b, pose, rtol=rtol, atol=1e-3)
+    assert exact <= approx.distance <= exact * (1 + rtol) + 1e-3
+    assert approx.lower_bound <= exact
+    limit = float(rng.uniform(0.01, 2.0))
+    capped = hd.distance(a, b, pose, max_distance=limit)
+    if exact < limit:
+        assert capped.distance == exact
+    else:
+        assert capped.distance == np.inf and capped.face_a == -1
+        assert capped.lower_bound == limit
+
+
+def test_many_poses_equal_one_at_a_time():
+    rng = np.random.default_rng(4)
+    a = TriangleMesh(*SHAPES[2], node="obb")
+    b = TriangleMesh(*SHAPES[1], node="aabb")
+    poses = np.stack([_pose(rng, r) for r in rng.uniform(0.0, 3.0, 40)])
+    many = hd.distance_many(a, b, poses)
+    for k, pose in enumerate(poses):
+        one = hd.distance(a, b, pose)
+        assert many.distance[k] == one.distance
+        assert (many.face_a[k], many.face_b[k]) == (one.face_a, one.face_b)
+        np.testing.assert_array_equal(many.point_a[k], one.point_a)
+    few = hd.distance_many(a, b, poses[:3])  # one thread below 8 poses
+    np.testing.assert_array_equal(few.distance, many.distance[:3])
+    empty = hd.distance_many(a, b, np.zeros((0, 4, 4)))
+    assert empty.distance.shape == (0,) and empty.point_a.shape == (0, 3)
+
+
+def test_agrees_with_python_fcl():
+    fcl = pytest.importorskip("fcl")
+    rng = np.random.default_rng(7)
+    a = TriangleMesh(*SHAPES[2])
+    b = TriangleMesh(*SHAPES[0])
+    models = []
+    for m in (a, b):
+        model = fcl.BVHModel()
+        model.beginModel(len(m.vertices), len(m.faces))
+        model.addSubModel(m.vertices, m.faces)
+        model.endModel()
+        models.append(model)
+    compared = 0
+    for reach in rng.uniform(1.2, 3.0, 20):
+        pose = _pose(rng, reach)
+        ours = hd.distance(a, b, pose)
+        if ours.distance == 0.0:
+            continue
+        res = fcl.DistanceResult()
+        theirs = fcl.distance(
+            fcl.CollisionObject(models[0], fcl.Transform()),
+            fcl.CollisionObject(models[1], fcl.Transform(pose[:3, :3], pose[:3, 3])),
+            fcl.DistanceRequest(enable_nearest_points=True), res,
+        )  # fmt: skip
+        assert ours.distance == pytest.approx(theirs, rel=1e-9, abs=1e-12)
+        compared += 1
+    assert compared >= 10
+
+
+def test_triangle_pairs_touching_and_not():
+    def tri(*rows):
+        return tuple(tuple(float(x) for x in row) for row in rows)
+
+    p = tri((0, 0, 0), (1, 0, 0), (0, 1, 0))
+    above = tri((0.2, 0.2, 1e-300), (0.3, 0.2, 1), (0.2, 0.3, 1))
+    crossing = tri((0.2, 0.2, -1), (0.3, 0.2, 1), (0.2, 0.3, 1))
+    d2, _, _ = tri_tri_distance(*p, *above)
+    assert d2 > 0.0  # apart by 1e-300: never reported as touching
+    d2, x, y = tri_tri_distance(*p, *crossing)
+    assert d2 == 0.0 and x == y and abs(x[2]) < 1e-15  # where the edge pierces p
+    d2, x, y = tri_tri_distance(*p, *tri((0, 0, 2), (1, 0, 2), (0, 1, 2)))
+    assert d2 == 4.0 and abs(x[2] - y[2]) == 2.0
+
+
+def test_empty_meshes_and_bad_input():
+    a = TriangleMesh(*SHAPES[0])
+    empty = TriangleMesh(np.zeros((0, 3)), np.zeros((0, 3), np.intp))
+    far = hd.distance(a, empty)
+    assert far.distance == np.inf and far.face_b == -1
+    assert hd.distance_brute(a, empty)[0] == np.inf
+    for kwargs, err in (({"max_distance": 0.0}, ValueError),
+                        ({"max_distance": "far"}, TypeError),
+                        ({"rtol": -1.0}, ValueError), ({"atol": np.nan}, ValueError),
+                        ({"rtol": np.inf}, ValueError)):  # fmt: skip
+        with pytest.raises(err):
+            hd.distance(a, a, None, **kwargs)
+    with pytest.raises(ValueError, match="transform"):
+        hd.distance(a, a, np.eye(3))
+    with pytest.raises(ValueError, match="rigid"):
+        hd.distance(a, a, np.diag([2.0, 1, 1, 1]))
+    with pytest.raises(ValueError, match="transforms"):
+        hd.distance_many(a, a, np.zeros((2, 3, 3)))
