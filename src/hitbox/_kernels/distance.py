@@ -308,7 +308,8 @@ def _edge_gap(along, reach, cosine):
 def _box_gap(ac, ah, ar, i, bc, bh, br, j, rot, trans):
     """A lower bound on the distance of box a[i] and box b[j] moved by (rot, trans):
     the largest gap along the fifteen separating axes (the nine edge-edge axes only
-    when no face normal separates) and between the bounding spheres."""
+    when no face normal separates) and from each box to the other's bounding
+    sphere."""
     cx, cy, cz = bc[j, 0], bc[j, 1], bc[j, 2]
     w0 = trans[0] + rot[0, 0] * cx + rot[0, 1] * cy + rot[0, 2] * cz - ac[i, 0]
     w1 = trans[1] + rot[1, 0] * cx + rot[1, 1] * cy + rot[1, 2] * cz - ac[i, 1]
@@ -357,7 +358,18 @@ def _box_gap(ac, ah, ar, i, bc, bh, br, j, rot, trans):
     centre = math.sqrt(t0 * t0 + t1 * t1 + t2 * t2)
     ra = math.sqrt(ha0 * ha0 + ha1 * ha1 + ha2 * ha2)
     rb = math.sqrt(hb0 * hb0 + hb1 * hb1 + hb2 * hb2)
-    gap = max(gap, centre - ra - rb)
+    # each box against the other's bounding sphere: point-box distance less the radius
+    e0 = max(0.0, abs(t0) - ha0)
+    e1 = max(0.0, abs(t1) - ha1)
+    e2 = max(0.0, abs(t2) - ha2)
+    s0 = max(0.0, abs(t0 * r00 + t1 * r10 + t2 * r20) - hb0)
+    s1 = max(0.0, abs(t0 * r01 + t1 * r11 + t2 * r21) - hb1)
+    s2 = max(0.0, abs(t0 * r02 + t1 * r12 + t2 * r22) - hb2)
+    gap = max(
+        gap,
+        math.sqrt(e0 * e0 + e1 * e1 + e2 * e2) - rb,
+        math.sqrt(s0 * s0 + s1 * s1 + s2 * s2) - ra,
+    )
     if gap <= 0.0:
         return 0.0
     scale = centre + ra + rb + abs(trans[0]) + abs(trans[1]) + abs(trans[2])
