@@ -395,12 +395,15 @@ class Scene:
         velocity exactly (Rodrigues). ``dt`` = 0 is legal.
 
         With ``continuous=True`` nothing tunnels: a pair of plain volumes (spheres,
-        boxes, OBBs; discs and rectangles in 2D) is reported when the two touch at any
-        time within the step, not only at its end, and ``result.toi`` holds each pair's
-        first contact time in seconds from the step's start (:mod:`hitbox._kernels.
-        contact_time`: exact for constant velocities, conservative advancement with
-        spin or acceleration). Pairs with a mesh are tested at the end of the step
-        (their toi is ``dt``).
+        boxes, OBBs; discs and rectangles in 2D) or of two meshes is reported when the
+        two touch at any time within the step, not only at its end, and ``result.toi``
+        holds each pair's first contact time in seconds from the step's start. Plain
+        pairs: :mod:`hitbox._kernels.contact_time` (exact for constant velocities,
+        conservative advancement with spin or acceleration). Mesh pairs:
+        :mod:`hitbox._kernels.advancement` (conservative advancement on the meshes'
+        distance; meshes within ``CONTACT_TOL`` (1e-9) of their bounding radii count as
+        touching). A mesh against a plain volume is tested at the end of the step (its
+        toi is ``dt``).
         """
         if type(dt) is not float:
             dt = check_real(dt, "dt")

@@ -275,9 +275,10 @@ def step(
 ):  # fmt: skip
     """Advance the moving objects by ``dt`` and find every touching pair (see the
     module doc for the buffers). ``flags``: bit 0 ``all`` (every triangle pair, else
-    stop at the first), bit 1 trace, bit 2 continuous (pairs of plain volumes report
-    the first time in the step they touch, see contact_time; mesh pairs are tested at
-    the end of the step), bit 3 "moved already" (the motion of this step is done).
+    stop at the first), bit 1 trace, bit 2 continuous (pairs of plain volumes and
+    pairs of meshes report the first time in the step they touch, see contact_time
+    and advancement; a mesh against a plain volume is tested at the end of the
+    step), bit 3 "moved already" (the motion of this step is done).
     Returns the number of touching pairs, or -1 when a buffer is too small
     (``ctl[C_NEED_*]`` say how large; nothing but poses and bounds has changed).
     ``ctl[C_HORIZON]`` gets (float64 bits) the quiet horizon: no pair can touch before
@@ -373,7 +374,8 @@ def step(
         )  # fmt: skip
         mesh_i = is_mesh[i] != 0
         mesh_j = is_mesh[j] != 0
-        swept = continuous and not (mesh_i or mesh_j) and v != FILTERED and v != ASLEEP
+        # plain pairs and mesh pairs sweep (mesh against plain: at the step's end)
+        swept = continuous and mesh_i == mesh_j and v != FILTERED and v != ASLEEP
         if swept and v == SCHEDULED:  # sleeps from the end of the step on, as usual
             n_new = _remember(
                 mem_i, mem_f, nxt, n_new, key, epoch, i, j, -1, -1, wake, 0, 0, 0
@@ -394,7 +396,7 @@ def step(
             continue
         if v != CANDIDATE:
             continue
-        if mesh_i or mesh_j:
+        if (mesh_i or mesh_j) and not swept:
             ctl[C_VOL] += 1
             if tracing:
                 _trace_pair(out_i, ctl, trace_base, 1, i, j)

@@ -8,6 +8,7 @@ import numpy as np
 from numba import njit
 
 from hitbox._kernels.bv import overlap
+from hitbox._kernels.advancement import mesh_contact_time
 from hitbox._kernels.collide import stack_rows
 from hitbox._kernels.contact_time import first_contact
 from hitbox._kernels.front import front_walk
@@ -455,6 +456,15 @@ def narrow_pair(
         )  # fmt: skip
         if len(old) == 0:
             root = max(n_new, 0)
+        hit_time = dt
+        if swept:  # touching at any time in the step: the first contact, by advancement
+            toi, sa, sb = mesh_contact_time(i, j, fb, ib, cap, tf, ti, meta, dt)
+            if toi <= dt:
+                hit_time = toi
+                if m == 0:  # touched within the step only: the pair that came closest
+                    buf[0, 0] = sa
+                    buf[1, 0] = sb
+                    m = 1
         if m == 0:
             return 0, dt, -1, -1, n_new, root
         if not first_only and n_tris + m <= cap_t:
@@ -464,7 +474,7 @@ def narrow_pair(
             tris_out[:, n_tris : n_tris + m] = _sorted_face_pairs(
                 buf[0], buf[1], m, order_a, order_b
             )
-        return m, dt, buf[0, 0], buf[1, 0], n_new, root
+        return m, hit_time, buf[0, 0], buf[1, 0], n_new, root
     if mesh_i or mesh_j:
         mo, w = (i, j) if mesh_i else (j, i)
         fresh_volume(w, fb, ib, cap, tf, meta)
