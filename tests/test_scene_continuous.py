@@ -295,7 +295,10 @@ def test_mesh_pairs_in_continuous_mode_agree_with_dense_substeps():
         start = np.eye(4)
         start[:3, :3] = rotation(rng)
         start[:3, 3] = rng.uniform(-1.6, 1.6, 3)
-        motion = {"velocity": rng.normal(0, 2, 3), "angular_velocity": rng.normal(0, 3, 3)}
+        motion = {
+            "velocity": rng.normal(0, 2, 3),
+            "angular_velocity": rng.normal(0, 3, 3),
+        }
         swept, fine = Scene(), Scene()
         for scene in (swept, fine):
             scene.add(mesh, static=True)

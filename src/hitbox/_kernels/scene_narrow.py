@@ -7,8 +7,8 @@ of the step or swept through it (continuous mode)."""
 import numpy as np
 from numba import njit
 
-from hitbox._kernels.bv import overlap
 from hitbox._kernels.advancement import mesh_contact_time
+from hitbox._kernels.bv import overlap
 from hitbox._kernels.collide import stack_rows
 from hitbox._kernels.contact_time import first_contact
 from hitbox._kernels.front import front_walk
