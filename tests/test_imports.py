@@ -28,6 +28,7 @@ LAYERS = {
     "_scene_results": 6,
     "distance": 5,
     "pipeline": 7,
+    "shapes": 7,
     "experiment": 8,
     "demo": 9,
     "report": 8,

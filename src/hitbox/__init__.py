@@ -27,6 +27,8 @@ _SUBMODULES = (
     "triangle",
     "bvh",
     "mesh",
+    "distance",
+    "shapes",
     "broadphase",
     "pipeline",
     "files",
