@@ -18,6 +18,7 @@ descent tests.
 """
 
 import os
+import zipfile
 from dataclasses import dataclass
 
 import numpy as np
@@ -285,13 +286,14 @@ class BVH:
             parts.update(node_center=bv.center, node_half=bv.half, node_rot=bv.rot)
         elif self.kind != "aabb":
             parts["node_bv"] = bv
-        np.savez(os.fspath(path), **parts)
+        np.savez(npz_path(path), **parts)
 
     @classmethod
     def load(cls, path):
-        """Read a tree written by :meth:`save`; its structure is checked on the way in."""
-        with np.load(os.fspath(path), allow_pickle=False) as f:
-            data = {k: f[k] for k in f.files}
+        """Read a tree written by :meth:`save` (``.npz`` added to a path without it);
+        its structure is checked on the way in. A file that is not a readable ``.npz``
+        raises ValueError naming it."""
+        data = read_npz(path)
         try:
             if int(data["format"]) != _FORMAT:
                 raise ValueError(f"unknown BVH file format {int(data['format'])}")
@@ -329,6 +331,25 @@ class BVH:
 
 
 # -- helpers -----------------------------------------------------------------------------
+
+
+def npz_path(path):
+    """``path`` as numpy's ``savez`` writes it: with ``.npz`` added when missing."""
+    path = os.fspath(path)
+    return path if path.endswith(".npz") else path + ".npz"
+
+
+def read_npz(path):
+    """Every array of a ``.npz`` file as a dict, or ValueError naming the file when it
+    is truncated or not a ``.npz`` at all (FileNotFoundError when there is none)."""
+    name = npz_path(path)
+    try:
+        with np.load(name, allow_pickle=False) as f:
+            return {k: f[k] for k in f.files}
+    except FileNotFoundError:
+        raise
+    except (OSError, EOFError, ValueError, zipfile.BadZipFile) as exc:
+        raise ValueError(f"{name} is not a readable .npz file ({exc})") from None
 
 
 def _frozen(arr):

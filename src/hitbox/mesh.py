@@ -16,7 +16,7 @@ from hitbox._kernels import bvh_ray as _ray
 from hitbox._kernels import closest as _closest
 from hitbox._kernels import collide as _collide
 from hitbox._kernels import inside as _inside
-from hitbox.bvh import BVH
+from hitbox.bvh import BVH, npz_path, read_npz
 from hitbox.triangle import RayHits
 
 __all__ = ["TriangleMesh", "Contacts", "MeshRayHits", "ClosestPoints", "MODES"]
@@ -146,22 +146,26 @@ class TriangleMesh:
         return cls(np.asarray(mesh.vertices), np.asarray(mesh.faces), **options)
 
     def save(self, path):
-        """Write the mesh and its built tree to one ``.npz`` file."""
+        """Write the mesh and its built tree to one ``.npz`` file (the suffix added
+        when missing, as numpy does)."""
         self.bvh.save(path)
-        with np.load(path) as data:
-            arrays = dict(data)
-        np.savez(path, mesh_vertices=self.vertices, mesh_faces=self.faces, **arrays)
+        arrays = read_npz(path)
+        np.savez(npz_path(path), mesh_vertices=self.vertices, mesh_faces=self.faces,
+                 **arrays)  # fmt: skip
 
     @classmethod
     def load(cls, path):
-        """Read a mesh saved by :meth:`save`; the tree is not rebuilt."""
-        with np.load(path) as data:
-            if "mesh_vertices" not in data:
-                raise ValueError(
-                    f"{path} holds no mesh (was it written by TriangleMesh.save?)"
-                )
-            verts, faces = data["mesh_vertices"], data["mesh_faces"]
-        return cls(verts, faces, bvh=BVH.load(path))
+        """Read a mesh saved by :meth:`save`; the tree is not rebuilt, but checked: its
+        structure, and every node volume around the triangles under it (a file edited
+        by hand, vertices moved or boxes shrunk, raises ValueError)."""
+        data = read_npz(path)
+        if "mesh_vertices" not in data or "mesh_faces" not in data:
+            raise ValueError(
+                f"{npz_path(path)} holds no mesh (was it written by TriangleMesh.save?)"
+            )
+        mesh = cls(data["mesh_vertices"], data["mesh_faces"], bvh=BVH.load(path))
+        mesh.bvh.validate(mesh.triangles if mesh.n_faces else np.zeros((0, 3, 3)))
+        return mesh
 
     def deformed(self, vertices):
         """The same faces on moved vertices, the tree refitted, not rebuilt (deformation).
