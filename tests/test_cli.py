@@ -319,6 +319,12 @@ def test_info_reports_volumes_choice_and_trees(capsys, folder):
             built.n_leaves,
         )
         assert tree["nodes"] == 2 * tree["leaves"] - 1
+        # the method and leaf size it reports are the ones that tree was built with
+        rebuilt = hitbox.bvh.BVH.build(
+            mesh.triangles, node=kind, method=tree["method"], leaf_size=tree["leaf_size"]
+        )
+        np.testing.assert_array_equal(rebuilt.prim_order, built.prim_order)
+        assert int(np.max(built.node_count)) <= tree["leaf_size"]
 
 
 def test_info_reads_every_format(capsys, folder):

@@ -346,7 +346,7 @@ def _info(args):
     import numpy as np
 
     from hitbox import files, mixed
-    from hitbox.bvh import BVH, KINDS
+    from hitbox.bvh import BVH, DEFAULT_METHOD, KINDS
     from hitbox.mesh import LEAF_SIZE
 
     with _progress(args, 3 + len(KINDS)) as step:
@@ -377,6 +377,8 @@ def _info(args):
             # the leaves a TriangleMesh of this kind gets
             tree, build_s = _timed(BVH.build, tris, node=kind, leaf_size=LEAF_SIZE[kind])
             trees[kind] = {
+                "method": DEFAULT_METHOD[kind],
+                "leaf_size": LEAF_SIZE[kind],
                 "nodes": tree.n_nodes,
                 "depth": tree.depth,
                 "leaves": tree.n_leaves,
@@ -432,11 +434,13 @@ def _info(args):
     )
     _table(
         con,
-        "trees (SAH build; leaves of 4 triangles, 6 for AABB and k-DOP nodes)",
-        ["node kind", "nodes", "depth", "leaves", "build"],
+        "trees, as a TriangleMesh of each kind builds them",
+        ["node kind", "method", "leaf size", "nodes", "depth", "leaves", "build"],
         [
             [
                 k,
+                t["method"],
+                str(t["leaf_size"]),
                 f"{t['nodes']:,}",
                 str(t["depth"]),
                 f"{t['leaves']:,}",
