@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 import hitbox as hb
 from hitbox import _validate as v
 from hitbox._kernels import collide as _collide
+from hitbox._torus import torus_mesh
 from hitbox.bvh import METHODS
 from hitbox.mesh import TriangleMesh
 from tests.strategies import rotation
@@ -552,12 +553,31 @@ def test_bad_input_is_rejected(small):
         TriangleMesh(np.zeros((3, 3)), [[0, 1, 1.5]])
     with pytest.raises(ValueError, match="not finite"):
         TriangleMesh([[0, 0, np.nan], [1, 0, 0], [0, 1, 0]], [[0, 1, 2]])
-    with pytest.raises(ValueError, match="node kind"):
-        mesh.intersect(small["aabb"])
     with pytest.raises(ValueError, match="mode"):
         mesh.intersect(mesh, mode="first")
     with pytest.raises(TypeError, match="TriangleMesh"):
         mesh.intersect("mesh")
+
+
+@pytest.mark.parametrize("kind_a, kind_b", [("obb", "sphere"), ("aabb", "kdop18")])
+def test_meshes_of_different_node_kinds_meet(kind_a, kind_b):
+    """A mesh of one node kind against one of another: the other gets a tree of the
+    first's kind, built once and kept; answers equal brute force in every mode."""
+    rng = np.random.default_rng(2)
+    a = TriangleMesh(*torus_mesh(300), node=kind_a)
+    b = TriangleMesh(*torus_mesh(200, r_major=0.7, r_minor=0.2), node=kind_b)
+    poses = []
+    for reach in rng.uniform(0.0, 2.5, 12):
+        pose = np.eye(4)
+        pose[:3, :3] = rotation(rng)
+        pose[:3, 3] = rng.normal(size=3) * reach / np.sqrt(3)
+        poses.append(pose)
+        want = a.intersect_brute(b, pose)
+        np.testing.assert_array_equal(a.intersect(b, pose, mode="all"), want)
+        assert a.intersect(b, pose) == (want.shape[1] > 0)
+    many = a.intersect_many(b, np.stack(poses))
+    assert many.tolist() == [a.intersect(b, p) for p in poses]
+    assert b.bvh.kind == kind_b and set(b._kinds) == {kind_a}
 
 
 def test_deformed_mesh_refits_and_answers_like_a_rebuild(small):

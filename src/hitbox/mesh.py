@@ -94,7 +94,9 @@ class TriangleMesh:
         Triangles per leaf at most; by default :data:`LEAF_SIZE` of the node kind.
     """
 
-    __slots__ = ("vertices", "faces", "bvh", "_slot_tris", "_args", "_closed", "_boxes")
+    __slots__ = (
+        "vertices", "faces", "bvh", "_slot_tris", "_args", "_closed", "_boxes", "_kinds",
+    )  # fmt: skip
 
     def __init__(
         self, vertices, faces, *, node=NODE, method=None, leaf_size=None, bvh=None
@@ -117,6 +119,7 @@ class TriangleMesh:
         self.bvh = bvh
         self._closed = None  # closed surface? decided by the first contains call
         self._boxes = None  # the nodes as oriented boxes, made by the first distance
+        self._kinds = {}  # this mesh with a tree of another node kind, built on demand
         slot_tris = np.ascontiguousarray(tris[bvh.prim_order])
         slot_tris.flags.writeable = False
         self._slot_tris = slot_tris
@@ -212,7 +215,8 @@ class TriangleMesh:
         Parameters
         ----------
         other : TriangleMesh
-            Its tree must be of the same node kind as this one's.
+            Of any node kind: one of another kind than this mesh's is walked with a tree
+            of this mesh's kind, built on first use and kept with it.
         transform : (4, 4) float, optional
             Rigid map from ``other``'s frame into this mesh's frame (identity if omitted).
         mode : {"any", "all"}
@@ -232,7 +236,7 @@ class TriangleMesh:
                     "inside=True needs mode='any': containment has no triangle pairs"
                 )
         if type(other) is not TriangleMesh or other.bvh.kind != self.bvh.kind:
-            self._pair(other)  # raises with the reason
+            _, other = self._pair(other)
         matrix = _matrix(transform)
         if mode == "any":
             n = _collide.collide_any(*self._args, *other._args, matrix)
@@ -491,10 +495,12 @@ class TriangleMesh:
         if not isinstance(other, TriangleMesh):
             raise TypeError(f"other must be a TriangleMesh, got {type(other).__name__}")
         if other.bvh.kind != self.bvh.kind:
-            raise ValueError(
-                f"both trees must be of one node kind: this mesh has {self.bvh.kind!r}, "
-                f"other has {other.bvh.kind!r} (use other.with_tree(node=...))"
-            )
+            # the walk tests nodes of one kind against each other: the other mesh gets
+            # a tree of this one's kind, built once and kept with it
+            kind = self.bvh.kind
+            if kind not in other._kinds:
+                other._kinds[kind] = other.with_tree(node=kind)
+            other = other._kinds[kind]
         return self, other
 
     def _faces(self, other, slots):
