@@ -65,3 +65,25 @@ def _tampered(tmp_path, edit):
 def test_files_edited_by_hand_are_refused(tmp_path, edit):
     with pytest.raises(ValueError):
         TriangleMesh.load(_tampered(tmp_path, edit))
+
+
+def test_numbers_beyond_float64_and_complex_poses_are_refused():
+    from hitbox import files
+    from hitbox.pipeline import Scene
+
+    scene = Scene()
+    with pytest.raises(ValueError, match="dt is beyond the float64 range"):
+        scene.step(10**400)
+    with pytest.raises(ValueError, match="threshold|beyond"):
+        Scene(threshold=10**400)
+    for pose in ([1 + 2j, 0, 0, 0, 0, 0], np.ones(6, complex), [10**400, 0, 0, 0, 0, 0]):
+        with pytest.raises(ValueError, match="real numbers"):
+            files.pose_matrix(pose)
+
+
+def test_rays_from_an_npz_archive_are_refused(tmp_path):
+    from hitbox import files
+
+    np.savez(tmp_path / "rays.npz", rays=np.zeros((2, 6)))
+    with pytest.raises(files.FileError, match="archive"):
+        files.load_rays(tmp_path / "rays.npz")

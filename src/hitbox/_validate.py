@@ -56,7 +56,10 @@ def check_real(value, name):
     """One real number (not a bool) as a float; NaN rejected."""
     if isinstance(value, bool | np.bool_) or not isinstance(value, numbers.Real):
         raise TypeError(f"{name} must be a real number, got {type(value).__name__}")
-    value = float(value)
+    try:
+        value = float(value)
+    except OverflowError:  # a Python int beyond float64
+        raise ValueError(f"{name} is beyond the float64 range") from None
     if math.isnan(value):
         raise ValueError(f"{name} must not be NaN")
     return value

@@ -294,7 +294,10 @@ def load_rays(path):
         arr = np.load(path, allow_pickle=False)
     except (OSError, ValueError) as exc:
         raise FileError(f"{path}: not a readable .npy array ({_one_line(exc)})") from None
-    if not isinstance(arr, np.ndarray) or arr.dtype.kind not in "iuf":
+    if not isinstance(arr, np.ndarray):  # an .npz archive of arrays
+        arr.close()
+        raise FileError(f"{path}: rays must be one .npy array, got an .npz archive")
+    if arr.dtype.kind not in "iuf":
         raise FileError(f"{path}: rays must be a real-valued array, got {arr.dtype}")
     if arr.ndim != 2 or arr.shape[1] != 6:
         raise FileError(
@@ -335,9 +338,12 @@ def pose_matrix(value):
             raise ValueError(f"a pose is 6 or 16 numbers, got {value!r}") from None
     else:
         try:
-            numbers = np.asarray(value, dtype=np.float64).ravel()
-        except (TypeError, ValueError):
-            raise ValueError(f"a pose is 6 or 16 numbers, got {value!r}") from None
+            raw = np.asarray(value)
+            if raw.dtype.kind not in "biuf":  # complex, strings, objects
+                raise TypeError
+            numbers = raw.astype(np.float64).ravel()
+        except (TypeError, ValueError, OverflowError):
+            raise ValueError(f"a pose is 6 or 16 real numbers, got {value!r}") from None
     if numbers.size not in (6, 16):
         raise ValueError(
             f"a pose is 6 numbers (x y z rx ry rz) or 16 (a 4x4 matrix), "
