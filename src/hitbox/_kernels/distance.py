@@ -260,6 +260,22 @@ def tri_tri_distance(p0, p1, p2, q0, q1, q2):
 
 
 @njit(inline="always")
+def _ball_gap(p0, p1, p2, q0, q1, q2):
+    """Distance between the balls about each triangle's centroid through its farthest
+    vertex: a lower bound on the triangles' distance (not yet widened for rounding)."""
+    cp = ((p0[0] + p1[0] + p2[0]) / 3.0, (p0[1] + p1[1] + p2[1]) / 3.0,
+          (p0[2] + p1[2] + p2[2]) / 3.0)  # fmt: skip
+    cq = ((q0[0] + q1[0] + q2[0]) / 3.0, (q0[1] + q1[1] + q2[1]) / 3.0,
+          (q0[2] + q1[2] + q2[2]) / 3.0)  # fmt: skip
+    rp = max(_dot(_sub(p0, cp), _sub(p0, cp)), _dot(_sub(p1, cp), _sub(p1, cp)),
+             _dot(_sub(p2, cp), _sub(p2, cp)))  # fmt: skip
+    rq = max(_dot(_sub(q0, cq), _sub(q0, cq)), _dot(_sub(q1, cq), _sub(q1, cq)),
+             _dot(_sub(q2, cq), _sub(q2, cq)))  # fmt: skip
+    d = _sub(cp, cq)
+    return math.sqrt(_dot(d, d)) - math.sqrt(rp) - math.sqrt(rq)
+
+
+@njit(inline="always")
 def _beyond_plane(p0, p1, p2, q0, q1, q2, best):
     """Whether q0, q1, q2 all lie on one side of plane p0 p1 p2, farther than
     sqrt(best) (squared, with a relative margin for rounding)."""
@@ -307,9 +323,8 @@ def _edge_gap(along, reach, cosine):
 @njit(inline="always")
 def _box_gap(ac, ah, ar, i, bc, bh, br, j, rot, trans):
     """A lower bound on the distance of box a[i] and box b[j] moved by (rot, trans):
-    the largest gap along the fifteen separating axes (the nine edge-edge axes only
-    when no face normal separates) and from each box to the other's bounding
-    sphere."""
+    the largest gap along the fifteen separating axes and from each box to the
+    other's bounding sphere."""
     cx, cy, cz = bc[j, 0], bc[j, 1], bc[j, 2]
     w0 = trans[0] + rot[0, 0] * cx + rot[0, 1] * cy + rot[0, 2] * cz - ac[i, 0]
     w1 = trans[1] + rot[1, 0] * cx + rot[1, 1] * cy + rot[1, 2] * cz - ac[i, 1]
@@ -333,28 +348,27 @@ def _box_gap(ac, ah, ar, i, bc, bh, br, j, rot, trans):
         abs(t0 * r02 + t1 * r12 + t2 * r22)
         - hb2 - ha0 * abs(r02) - ha1 * abs(r12) - ha2 * abs(r22),
     )  # fmt: skip
-    if gap < 0.0:  # touching by the face normals: the nine edge-edge axes
-        gap = max(
-            gap,
-            _edge_gap(t2 * r10 - t1 * r20, ha1 * abs(r20) + ha2 * abs(r10)
-                      + hb1 * abs(r02) + hb2 * abs(r01), r00),
-            _edge_gap(t2 * r11 - t1 * r21, ha1 * abs(r21) + ha2 * abs(r11)
-                      + hb0 * abs(r02) + hb2 * abs(r00), r01),
-            _edge_gap(t2 * r12 - t1 * r22, ha1 * abs(r22) + ha2 * abs(r12)
-                      + hb0 * abs(r01) + hb1 * abs(r00), r02),
-            _edge_gap(t0 * r20 - t2 * r00, ha0 * abs(r20) + ha2 * abs(r00)
-                      + hb1 * abs(r12) + hb2 * abs(r11), r10),
-            _edge_gap(t0 * r21 - t2 * r01, ha0 * abs(r21) + ha2 * abs(r01)
-                      + hb0 * abs(r12) + hb2 * abs(r10), r11),
-            _edge_gap(t0 * r22 - t2 * r02, ha0 * abs(r22) + ha2 * abs(r02)
-                      + hb0 * abs(r11) + hb1 * abs(r10), r12),
-            _edge_gap(t1 * r00 - t0 * r10, ha0 * abs(r10) + ha1 * abs(r00)
-                      + hb1 * abs(r22) + hb2 * abs(r21), r20),
-            _edge_gap(t1 * r01 - t0 * r11, ha0 * abs(r11) + ha1 * abs(r01)
-                      + hb0 * abs(r22) + hb2 * abs(r20), r21),
-            _edge_gap(t1 * r02 - t0 * r12, ha0 * abs(r12) + ha1 * abs(r02)
-                      + hb0 * abs(r21) + hb1 * abs(r20), r22),
-        )  # fmt: skip
+    gap = max(  # the nine edge-edge axes
+        gap,
+        _edge_gap(t2 * r10 - t1 * r20, ha1 * abs(r20) + ha2 * abs(r10)
+                  + hb1 * abs(r02) + hb2 * abs(r01), r00),
+        _edge_gap(t2 * r11 - t1 * r21, ha1 * abs(r21) + ha2 * abs(r11)
+                  + hb0 * abs(r02) + hb2 * abs(r00), r01),
+        _edge_gap(t2 * r12 - t1 * r22, ha1 * abs(r22) + ha2 * abs(r12)
+                  + hb0 * abs(r01) + hb1 * abs(r00), r02),
+        _edge_gap(t0 * r20 - t2 * r00, ha0 * abs(r20) + ha2 * abs(r00)
+                  + hb1 * abs(r12) + hb2 * abs(r11), r10),
+        _edge_gap(t0 * r21 - t2 * r01, ha0 * abs(r21) + ha2 * abs(r01)
+                  + hb0 * abs(r12) + hb2 * abs(r10), r11),
+        _edge_gap(t0 * r22 - t2 * r02, ha0 * abs(r22) + ha2 * abs(r02)
+                  + hb0 * abs(r11) + hb1 * abs(r10), r12),
+        _edge_gap(t1 * r00 - t0 * r10, ha0 * abs(r10) + ha1 * abs(r00)
+                  + hb1 * abs(r22) + hb2 * abs(r21), r20),
+        _edge_gap(t1 * r01 - t0 * r11, ha0 * abs(r11) + ha1 * abs(r01)
+                  + hb0 * abs(r22) + hb2 * abs(r20), r21),
+        _edge_gap(t1 * r02 - t0 * r12, ha0 * abs(r12) + ha1 * abs(r02)
+                  + hb0 * abs(r21) + hb1 * abs(r20), r22),
+    )  # fmt: skip
     centre = math.sqrt(t0 * t0 + t1 * t1 + t2 * t2)
     ra = math.sqrt(ha0 * ha0 + ha1 * ha1 + ha2 * ha2)
     rb = math.sqrt(hb0 * hb0 + hb1 * hb1 + hb2 * hb2)
@@ -435,6 +449,10 @@ def mesh_distance(
                     if (g0 * g0 + g1 * g1 + g2 * g2) * (1.0 - 4 * REL_EPS) >= best:
                         continue
                     p0, p1, p2 = load(a_tris, s)
+                    # the triangles' circumscribing balls (about their centroids)
+                    gap = _ball_gap(p0, p1, p2, q0, q1, q2)
+                    if gap > 0.0 and gap * gap * (1.0 - 4 * REL_EPS) >= best:
+                        continue
                     # both triangles' planes: one wholly beyond the other's by best
                     if _beyond_plane(p0, p1, p2, q0, q1, q2, best) or _beyond_plane(
                         q0, q1, q2, p0, p1, p2, best
