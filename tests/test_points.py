@@ -148,8 +148,15 @@ def test_closest_far_points_and_single(torus):
 
 
 def _check_contains(mesh, pts):
+    """The fast path equals the slow one away from the surface; within a hair of it
+    (1e-12 of the mesh size, where the slow path's solid angles are not exact and a
+    squared distance may underflow) either answer may stand: the documented rule.
+    Points on the surface are checked on their own (vertices, edges, faces)."""
     got = mesh.contains(pts)
-    np.testing.assert_array_equal(got, mesh._contains_slow(pts))
+    gap = mesh.closest_point(pts).distance if len(pts) else np.zeros(0)
+    size = np.ptp(mesh.vertices, axis=0).max()
+    sure = gap > 1e-12 * size
+    np.testing.assert_array_equal(got[sure], mesh._contains_slow(pts)[sure])
     return got
 
 

@@ -37,16 +37,25 @@ def _on_segment(px, py, pz, ax, ay, az, bx, by, bz):
     return _clamp(t, 0.0, 1.0)
 
 
-@njit(cache=True, nogil=True)
+@njit(inline="always")
 def closest_on_triangle(tris, s, px, py, pz):
-    """(squared distance, qx, qy, qz, wa, wb, wc): the point of triangle s closest to p.
+    """(squared distance, qx, qy, qz, wa, wb, wc): the point of triangle s of a (S, 3, 3)
+    array closest to p (:func:`closest_point_on`)."""
+    return closest_point_on(
+        px, py, pz, tris[s, 0, 0], tris[s, 0, 1], tris[s, 0, 2],
+        tris[s, 1, 0], tris[s, 1, 1], tris[s, 1, 2],
+        tris[s, 2, 0], tris[s, 2, 1], tris[s, 2, 2],
+    )  # fmt: skip
+
+
+@njit(cache=True, nogil=True)
+def closest_point_on(px, py, pz, ax, ay, az, bx, by, bz, cx, cy, cz):
+    """(squared distance, qx, qy, qz, wa, wb, wc): the point of triangle abc closest to
+    p, Ericson §5.1.5.
 
     ``wa, wb, wc`` are its barycentric weights of the vertices (each in [0, 1], summing
     to 1). A zero-area triangle is the segment or point it spans.
     """
-    ax, ay, az = tris[s, 0, 0], tris[s, 0, 1], tris[s, 0, 2]
-    bx, by, bz = tris[s, 1, 0], tris[s, 1, 1], tris[s, 1, 2]
-    cx, cy, cz = tris[s, 2, 0], tris[s, 2, 1], tris[s, 2, 2]
     abx, aby, abz = bx - ax, by - ay, bz - az
     acx, acy, acz = cx - ax, cy - ay, cz - az
     apx, apy, apz = px - ax, py - ay, pz - az

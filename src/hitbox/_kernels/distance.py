@@ -20,6 +20,7 @@ import math
 import numpy as np
 from numba import njit, prange
 
+from hitbox._kernels.closest import closest_point_on
 from hitbox._kernels.triangle import load, load_xf, tri_tri_overlap
 
 #: Relative rounding margin of a node-pair bound (far above float64's rounding of it).
@@ -45,78 +46,14 @@ def _sub(a, b):
     return (a[0] - b[0], a[1] - b[1], a[2] - b[2])
 
 
-@njit(cache=True, nogil=True)
-def closest_on_triangle(p, a, b, c):
-    """The point of triangle abc closest to p, and its barycentrics (u, v, w) on
-    (a, b, c): Ericson §5.1.5, by Voronoi regions. Degenerate triangles fall to
-    their edges."""
-    ab = _sub(b, a)
-    ac = _sub(c, a)
-    ap = _sub(p, a)
-    d1 = _dot(ab, ap)
-    d2 = _dot(ac, ap)
-    if d1 <= 0.0 and d2 <= 0.0:
-        return a, (1.0, 0.0, 0.0)
-    bp = _sub(p, b)
-    d3 = _dot(ab, bp)
-    d4 = _dot(ac, bp)
-    if d3 >= 0.0 and d4 <= d3:
-        return b, (0.0, 1.0, 0.0)
-    vc = d1 * d4 - d3 * d2
-    if vc <= 0.0 and d1 >= 0.0 and d3 <= 0.0 and d1 - d3 > 0.0:
-        v = d1 / (d1 - d3)
-        return _axpy(v, ab, a), (1.0 - v, v, 0.0)
-    cp = _sub(p, c)
-    d5 = _dot(ab, cp)
-    d6 = _dot(ac, cp)
-    if d6 >= 0.0 and d5 <= d6:
-        return c, (0.0, 0.0, 1.0)
-    vb = d5 * d2 - d1 * d6
-    if vb <= 0.0 and d2 >= 0.0 and d6 <= 0.0 and d2 - d6 > 0.0:
-        w = d2 / (d2 - d6)
-        return _axpy(w, ac, a), (1.0 - w, 0.0, w)
-    va = d3 * d6 - d5 * d4
-    if va <= 0.0 and d4 - d3 >= 0.0 and d5 - d6 >= 0.0 and (d4 - d3) + (d5 - d6) > 0.0:
-        w = (d4 - d3) / ((d4 - d3) + (d5 - d6))
-        return _axpy(w, _sub(c, b), b), (0.0, 1.0 - w, w)
-    denom = va + vb + vc
-    if not denom > 0.0:  # zero area, no edge region took it: the nearest of its edges
-        return _nearest_edge_point(p, a, b, c)
-    v = vb / denom
-    w = vc / denom
-    x = (a[0] + ab[0] * v + ac[0] * w, a[1] + ab[1] * v + ac[1] * w,
-         a[2] + ab[2] * v + ac[2] * w)  # fmt: skip
-    return x, (1.0 - v - w, v, w)
-
-
 @njit(inline="always")
-def _on_segment(p, a, b):
-    """(closest point of segment ab to p, its parameter on ab)."""
-    d = _sub(b, a)
-    dd = _dot(d, d)
-    t = 0.0 if dd == 0.0 else min(1.0, max(0.0, _dot(_sub(p, a), d) / dd))
-    return _axpy(t, d, a), t
-
-
-@njit(cache=True, nogil=True)
-def _nearest_edge_point(p, a, b, c):
-    best = np.inf
-    x = a
-    bary = (1.0, 0.0, 0.0)
-    for e in range(3):
-        s, t = (a, b) if e == 0 else ((b, c) if e == 1 else (c, a))
-        y, u = _on_segment(p, s, t)
-        d = _dot(_sub(p, y), _sub(p, y))
-        if d < best:
-            best = d
-            x = y
-            if e == 0:
-                bary = (1.0 - u, u, 0.0)
-            elif e == 1:
-                bary = (0.0, 1.0 - u, u)
-            else:
-                bary = (u, 0.0, 1.0 - u)
-    return x, bary
+def closest_on_triangle(p, a, b, c):
+    """(closest point of triangle abc to p, its barycentrics on (a, b, c)), points as
+    3-tuples: :func:`hitbox._kernels.closest.closest_point_on`."""
+    _, qx, qy, qz, wa, wb, wc = closest_point_on(
+        p[0], p[1], p[2], a[0], a[1], a[2], b[0], b[1], b[2], c[0], c[1], c[2]
+    )
+    return (qx, qy, qz), (wa, wb, wc)
 
 
 @njit(inline="always")
