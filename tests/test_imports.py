@@ -33,6 +33,7 @@ LAYERS = {
     "demo": 9,
     "report": 8,
     "files": 8,
+    "dask": 8,
     "view": 8,
     "cli": 10,
     "__init__": 10,

@@ -237,6 +237,11 @@ class BVH:
         """L, the number of leaves."""
         return int(np.count_nonzero(self.node_count))
 
+    def __reduce__(self):
+        """Pickle as the tree's arrays; unpickling freezes them and builds nothing."""
+        return _restore, (self.node_bv, self.node_box, self.node_first, self.node_count,
+                          self.prim_order, self.slot_box, self.depth, self.kind)  # fmt: skip
+
     def __repr__(self):
         return (
             f"BVH(kind={self.kind!r}, prims={self.n_prims}, nodes={self.n_nodes}, "
@@ -355,6 +360,17 @@ def read_npz(path):
 def _frozen(arr):
     arr.flags.writeable = False
     return arr
+
+
+def _restore(node_bv, node_box, node_first, node_count, prim_order, slot_box, depth,
+             kind):  # fmt: skip
+    """A :class:`BVH` from the arrays :meth:`BVH.__reduce__` pickled, frozen again."""
+    if isinstance(node_bv, tuple):
+        node_bv = type(node_bv)(*(_frozen(arr) for arr in node_bv))
+    else:
+        node_bv = _frozen(node_bv)
+    return BVH(node_bv, _frozen(node_box), _frozen(node_first), _frozen(node_count),
+               _frozen(prim_order), _frozen(slot_box), depth, kind)  # fmt: skip
 
 
 def _ints(arr):

@@ -149,6 +149,7 @@ def build_parser():
     )
     raycast.add_argument("--seed", type=int, default=0, help="seed of the random rays")
     _node_option(raycast)
+    _cluster_options(raycast)
     raycast.set_defaults(run=_raycast)
 
     info = _command(
@@ -290,7 +291,8 @@ def _raycast(args):
 
     from hitbox import files
 
-    with _progress(args, 4) as step:
+    on_cluster = args.scheduler is not None or args.workers is not None
+    with _progress(args, 2 if on_cluster else 4) as step:
         step(f"reading {args.mesh}")
         mesh, load_s = _timed(files.load_mesh, args.mesh, node=args.node)
         step("making rays")
@@ -301,18 +303,12 @@ def _raycast(args):
             n = 100_000 if args.rays is None else args.rays
             origins, directions = _random_rays(mesh.vertices, n, args.seed)
             source = f"random, seed {args.seed}"
-        step("first cast (compiles on a first run)")
-        warm = min(
-            len(origins), 8192
-        )  # the same kernel (serial or parallel) as the full cast
-        _, first_s = _timed(
-            mesh.raycast, origins[:warm], directions[:warm], mode=args.mode
-        )
-        step(f"casting {len(origins):,} rays")
-        hits = mesh.raycast(origins, directions, mode=args.mode)
-        best_s, repeats = _best_time(
-            lambda: mesh.raycast(origins, directions, mode=args.mode), budget=0.5
-        )
+    if on_cluster:
+        hits, cluster, best_s = _raycast_on_cluster(args, mesh, origins, directions)
+        first_s, repeats = best_s, 1
+    else:
+        cluster = None
+        hits, first_s, best_s, repeats = _raycast_here(args, mesh, origins, directions)
     n_hits = int(np.count_nonzero(hits.hit))
     n = len(origins)
     out = {
@@ -327,19 +323,107 @@ def _raycast(args):
         "time": {"first_call_s": first_s, "cast_s": best_s, "repeats": repeats},
         "rays_per_s": n / best_s if best_s > 0 else None,
     }
+    if cluster is not None:
+        out["cluster"] = cluster
     if args.json:
         return _print_json(out)
     con = _console()
     _say(con, _mesh_line("mesh", out["mesh"]))
     _say(con, f"rays: {n:,} ({source}), mode {args.mode!r}, {args.node} tree")
+    if cluster is not None:
+        _say(con, f"cluster: {cluster['workers']} workers at {cluster['scheduler']}, "
+                  f"{cluster['chunks']} chunks")  # fmt: skip
     _say(con, f"hits: {n_hits:,} ({100 * n_hits / n:.1f} %)")
     rate = f"{out['rays_per_s']:,.0f} rays/s" if out["rays_per_s"] else "too fast to time"
+    how = "one run on the cluster" if cluster is not None else f"best of {repeats}"
     _say(
         con,
         f"time: {_duration(best_s)} per cast of all rays, [bold]{rate}[/] "
-        f"(best of {repeats}; first call {_duration(first_s)})",
+        f"({how}; first call {_duration(first_s)})",
     )
     return 0
+
+
+def _raycast_here(args, mesh, origins, directions):
+    with _progress(args, 2) as step:
+        step("first cast (compiles on a first run)")
+        warm = min(
+            len(origins), 8192
+        )  # the same kernel (serial or parallel) as the full cast
+        _, first_s = _timed(
+            mesh.raycast, origins[:warm], directions[:warm], mode=args.mode
+        )
+        step(f"casting {len(origins):,} rays")
+        hits = mesh.raycast(origins, directions, mode=args.mode)
+        best_s, repeats = _best_time(
+            lambda: mesh.raycast(origins, directions, mode=args.mode), budget=0.5
+        )
+    return hits, first_s, best_s, repeats
+
+
+def _raycast_on_cluster(args, mesh, origins, directions):
+    """The cast on a Dask cluster (--scheduler or --workers), with its progress."""
+    with _cluster(args) as client:
+        from hitbox import dask as hd
+
+        start = time.perf_counter()
+        lazy = hd.raycast(mesh, origins, directions, mode=args.mode, client=client)
+        hits = type(lazy)(*_on_cluster(args, client, lazy, "casting rays"))
+        seconds = time.perf_counter() - start
+        about = {
+            "scheduler": client.scheduler.address,
+            "workers": len(client.scheduler_info()["workers"]),
+            "chunks": len(lazy.hit.chunks[0]),
+        }
+    return hits, about, seconds
+
+
+def _cluster_options(parser):
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="run on the Dask cluster at ADDRESS (e.g. tcp://host:8786); needs "
+        "pip install hitbox[dask]",
+    )
+    group.add_argument(
+        "--workers",
+        type=_count1,
+        metavar="N",
+        help="run on a local Dask cluster of N worker processes",
+    )
+
+
+def _cluster(args):
+    """A distributed Client for --scheduler or --workers; Dask is imported only here."""
+    try:
+        from distributed import Client
+
+        from hitbox import dask as hd
+    except ImportError as exc:
+        raise _Failure(f"{exc}") from None
+    if args.workers is not None:
+        return hd.local_cluster(args.workers)
+    try:
+        return Client(args.scheduler, timeout="10s")
+    except (OSError, TimeoutError, ValueError) as exc:
+        raise _Failure(
+            f"cannot reach a Dask scheduler at {args.scheduler}: {exc}"
+        ) from None
+
+
+def _on_cluster(args, client, arrays, label):
+    """Compute dask arrays on ``client``, a bar of the chunks done on stderr."""
+    import dask
+    from distributed import as_completed, futures_of
+
+    persisted = client.persist(list(arrays))
+    futures = futures_of(persisted)
+    with _progress(args, len(futures) + 1) as step:
+        step(f"{label} on the cluster: {len(futures)} tasks")
+        for done, _ in enumerate(as_completed(futures), 1):
+            step(f"{label} on the cluster: {done}/{len(futures)} tasks")
+        return dask.compute(*persisted, scheduler=client)
 
 
 def _info(args):

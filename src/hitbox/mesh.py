@@ -201,6 +201,11 @@ class TriangleMesh:
     def n_faces(self):
         return len(self.faces)
 
+    def __reduce__(self):
+        """Pickle as the vertices, faces and built tree: unpickling rebuilds no tree
+        (the caches of distances and other node kinds start empty)."""
+        return _restore, (self.vertices, self.faces, self.bvh, self._closed)
+
     def __repr__(self):
         return (
             f"TriangleMesh({len(self.vertices)} vertices, {len(self.faces)} faces, "
@@ -566,6 +571,13 @@ def _matrix(transform):
     if transform.shape != (4, 4):
         raise ValueError(f"transform must be a 4x4 matrix, got shape {transform.shape}")
     return np.ascontiguousarray(transform)
+
+
+def _restore(vertices, faces, bvh, closed):
+    """A :class:`TriangleMesh` from what :meth:`TriangleMesh.__reduce__` pickled."""
+    mesh = TriangleMesh(vertices, faces, bvh=bvh)
+    mesh._closed = closed
+    return mesh
 
 
 def _apply(rot, trans, points):
