@@ -269,58 +269,43 @@ def _box_gap(ac, ah, ar, i, bc, bh, br, j, rot, trans):
     t0 = ar[i, 0, 0] * w0 + ar[i, 1, 0] * w1 + ar[i, 2, 0] * w2
     t1 = ar[i, 0, 1] * w0 + ar[i, 1, 1] * w1 + ar[i, 2, 1] * w2
     t2 = ar[i, 0, 2] * w0 + ar[i, 1, 2] * w1 + ar[i, 2, 2] * w2
-    r00, r10, r20 = _axis_in(ar, i, rot, br, j, 0)
-    r01, r11, r21 = _axis_in(ar, i, rot, br, j, 1)
-    r02, r12, r22 = _axis_in(ar, i, rot, br, j, 2)
-    ha0, ha1, ha2 = ah[i, 0], ah[i, 1], ah[i, 2]
-    hb0, hb1, hb2 = bh[j, 0], bh[j, 1], bh[j, 2]
-    gap = max(
-        abs(t0) - ha0 - hb0 * abs(r00) - hb1 * abs(r01) - hb2 * abs(r02),
-        abs(t1) - ha1 - hb0 * abs(r10) - hb1 * abs(r11) - hb2 * abs(r12),
-        abs(t2) - ha2 - hb0 * abs(r20) - hb1 * abs(r21) - hb2 * abs(r22),
-        abs(t0 * r00 + t1 * r10 + t2 * r20)
-        - hb0 - ha0 * abs(r00) - ha1 * abs(r10) - ha2 * abs(r20),
-        abs(t0 * r01 + t1 * r11 + t2 * r21)
-        - hb1 - ha0 * abs(r01) - ha1 * abs(r11) - ha2 * abs(r21),
-        abs(t0 * r02 + t1 * r12 + t2 * r22)
-        - hb2 - ha0 * abs(r02) - ha1 * abs(r12) - ha2 * abs(r22),
-    )  # fmt: skip
-    gap = max(  # the nine edge-edge axes
-        gap,
-        _edge_gap(t2 * r10 - t1 * r20, ha1 * abs(r20) + ha2 * abs(r10)
-                  + hb1 * abs(r02) + hb2 * abs(r01), r00),
-        _edge_gap(t2 * r11 - t1 * r21, ha1 * abs(r21) + ha2 * abs(r11)
-                  + hb0 * abs(r02) + hb2 * abs(r00), r01),
-        _edge_gap(t2 * r12 - t1 * r22, ha1 * abs(r22) + ha2 * abs(r12)
-                  + hb0 * abs(r01) + hb1 * abs(r00), r02),
-        _edge_gap(t0 * r20 - t2 * r00, ha0 * abs(r20) + ha2 * abs(r00)
-                  + hb1 * abs(r12) + hb2 * abs(r11), r10),
-        _edge_gap(t0 * r21 - t2 * r01, ha0 * abs(r21) + ha2 * abs(r01)
-                  + hb0 * abs(r12) + hb2 * abs(r10), r11),
-        _edge_gap(t0 * r22 - t2 * r02, ha0 * abs(r22) + ha2 * abs(r02)
-                  + hb0 * abs(r11) + hb1 * abs(r10), r12),
-        _edge_gap(t1 * r00 - t0 * r10, ha0 * abs(r10) + ha1 * abs(r00)
-                  + hb1 * abs(r22) + hb2 * abs(r21), r20),
-        _edge_gap(t1 * r01 - t0 * r11, ha0 * abs(r11) + ha1 * abs(r01)
-                  + hb0 * abs(r22) + hb2 * abs(r20), r21),
-        _edge_gap(t1 * r02 - t0 * r12, ha0 * abs(r12) + ha1 * abs(r02)
-                  + hb0 * abs(r21) + hb1 * abs(r20), r22),
-    )  # fmt: skip
+    t = (t0, t1, t2)
+    col = (
+        _axis_in(ar, i, rot, br, j, 0),
+        _axis_in(ar, i, rot, br, j, 1),
+        _axis_in(ar, i, rot, br, j, 2),
+    )  # col[c][k]: b's axis c along a's axis k
+    ha = (ah[i, 0], ah[i, 1], ah[i, 2])
+    hb = (bh[j, 0], bh[j, 1], bh[j, 2])
+    gap = -np.inf
+    out_a = 0.0  # squared distance from b's centre to box a
+    out_b = 0.0  # squared distance from a's centre to box b
+    for k in range(3):
+        reach = ha[k]
+        for c in range(3):
+            reach += hb[c] * abs(col[c][k])
+        gap = max(gap, abs(t[k]) - reach)  # a's face normal k
+        out_a += max(0.0, abs(t[k]) - ha[k]) ** 2
+    for c in range(3):
+        along = t[0] * col[c][0] + t[1] * col[c][1] + t[2] * col[c][2]
+        reach = hb[c]
+        for k in range(3):
+            reach += ha[k] * abs(col[c][k])
+        gap = max(gap, abs(along) - reach)  # b's face normal c
+        out_b += max(0.0, abs(along) - hb[c]) ** 2
+    for k in range(3):  # the nine edge-edge axes, a's axis k cross b's axis c
+        k1, k2 = (k + 1) % 3, (k + 2) % 3
+        for c in range(3):
+            c1, c2 = (c + 1) % 3, (c + 2) % 3
+            along = t[k2] * col[c][k1] - t[k1] * col[c][k2]
+            reach = (ha[k1] * abs(col[c][k2]) + ha[k2] * abs(col[c][k1])
+                     + hb[c1] * abs(col[c2][k]) + hb[c2] * abs(col[c1][k]))  # fmt: skip
+            gap = max(gap, _edge_gap(along, reach, col[c][k]))
     centre = math.sqrt(t0 * t0 + t1 * t1 + t2 * t2)
-    ra = math.sqrt(ha0 * ha0 + ha1 * ha1 + ha2 * ha2)
-    rb = math.sqrt(hb0 * hb0 + hb1 * hb1 + hb2 * hb2)
+    ra = math.sqrt(ha[0] * ha[0] + ha[1] * ha[1] + ha[2] * ha[2])
+    rb = math.sqrt(hb[0] * hb[0] + hb[1] * hb[1] + hb[2] * hb[2])
     # each box against the other's bounding sphere: point-box distance less the radius
-    e0 = max(0.0, abs(t0) - ha0)
-    e1 = max(0.0, abs(t1) - ha1)
-    e2 = max(0.0, abs(t2) - ha2)
-    s0 = max(0.0, abs(t0 * r00 + t1 * r10 + t2 * r20) - hb0)
-    s1 = max(0.0, abs(t0 * r01 + t1 * r11 + t2 * r21) - hb1)
-    s2 = max(0.0, abs(t0 * r02 + t1 * r12 + t2 * r22) - hb2)
-    gap = max(
-        gap,
-        math.sqrt(e0 * e0 + e1 * e1 + e2 * e2) - rb,
-        math.sqrt(s0 * s0 + s1 * s1 + s2 * s2) - ra,
-    )
+    gap = max(gap, math.sqrt(out_a) - rb, math.sqrt(out_b) - ra)
     if gap <= 0.0:
         return 0.0
     scale = centre + ra + rb + abs(trans[0]) + abs(trans[1]) + abs(trans[2])
