@@ -14,7 +14,10 @@ WRITES = {
     "scene_file.py": ["scene.toml", "torus.stl", "capsule.obj", "ball.ply"],
     "depth_image.py": ["depth.png"],
     "time_per_step.py": ["steps.png"],
+    "dask_poses.py": ["colliding.npy"],
 }
+#: Extra arguments that keep an example small in the tests.
+ARGS = {"dask_poses.py": ["--poses", "20000"]}
 
 
 def test_every_example_is_listed():
@@ -25,7 +28,7 @@ def test_every_example_is_listed():
 def test_example_runs(script, tmp_path):
     out = tmp_path / "out"
     done = subprocess.run(
-        [sys.executable, str(script), str(out)],
+        [sys.executable, str(script), str(out), *ARGS.get(script.name, [])],
         cwd=tmp_path,
         capture_output=True,
         text=True,
