@@ -16,6 +16,8 @@ every triangle would pick. Ties go to the lowest face index, so the walk and
 import numpy as np
 from numba import njit, prange
 
+from hitbox._kernels.lanes import chunk_span, lane_count
+
 #: Points per call from which the parallel kernel is used.
 PARALLEL_MIN = 4096
 _CHUNK = 256  # consecutive points walked by one thread, sharing the warm start
@@ -205,13 +207,13 @@ def closest_parallel(
     """:func:`closest`, in parallel: chunks of consecutive points dealt round-robin to
     one lane per thread (``threads``: numba's thread count, from the caller)."""
     n = len(points)
-    n_chunks = (n + _CHUNK - 1) // _CHUNK
-    lanes = max(1, min(threads, n_chunks))
+    lanes, n_chunks = lane_count(n, threads, _CHUNK)
     for lane in prange(lanes):
         for c in range(lane, n_chunks, lanes):
+            lo, hi = chunk_span(c, n, _CHUNK)
             _closest_range(
                 node_box, node_first, node_count, tris, prim_order, depth, points,
-                out_point, out_d, out_slot, out_w, c * _CHUNK, min(n, (c + 1) * _CHUNK),
+                out_point, out_d, out_slot, out_w, lo, hi,
             )  # fmt: skip
 
 

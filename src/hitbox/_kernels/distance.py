@@ -418,10 +418,11 @@ def mesh_distance_many(
     """:func:`mesh_distance` for K poses in parallel: out_d (K,), out_f (K, 6),
     out_i (K, 2)."""
     for p in prange(len(rots)):
-        out_d[p] = mesh_distance(
-            ac, ah, ar, a_first, a_count, a_tris, a_sbox,
-            bc, bh, br, b_first, b_count, b_tris,
-            rots[p], transes[p], depth, upper, rtol, atol, out_f[p], out_i[p],
+        q = slice(p, p + 1)
+        mesh_distance_serial(
+            ac, ah, ar, a_first, a_count, a_tris, a_sbox, bc, bh, br, b_first, b_count,
+            b_tris, rots[q], transes[q], depth, upper, rtol, atol, out_d[q], out_f[q],
+            out_i[q],
         )  # fmt: skip
 
 

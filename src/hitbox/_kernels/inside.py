@@ -14,6 +14,7 @@ a point lying on a face is reported as on the surface.
 import numpy as np
 from numba import njit, prange
 
+from hitbox._kernels.lanes import chunk_span, lane_count
 from hitbox._kernels.triangle import orient2d, orient3d
 
 #: Points per call from which the parallel kernel is used.
@@ -139,11 +140,10 @@ def inside_parallel(node_box, node_first, node_count, tris, depth, points, out, 
     """:func:`inside`, in parallel: chunks of points dealt round-robin to one lane per
     thread (``threads``: numba's thread count, from the caller)."""
     n = len(points)
-    n_chunks = (n + _CHUNK - 1) // _CHUNK
-    lanes = max(1, min(threads, n_chunks))
+    lanes, n_chunks = lane_count(n, threads, _CHUNK)
     for lane in prange(lanes):
         for c in range(lane, n_chunks, lanes):
+            lo, hi = chunk_span(c, n, _CHUNK)
             _inside_range(
-                node_box, node_first, node_count, tris, depth, points, out,
-                c * _CHUNK, min(n, (c + 1) * _CHUNK),
+                node_box, node_first, node_count, tris, depth, points, out, lo, hi,
             )  # fmt: skip
