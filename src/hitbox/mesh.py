@@ -16,6 +16,7 @@ from hitbox._kernels import bvh_ray as _ray
 from hitbox._kernels import closest as _closest
 from hitbox._kernels import collide as _collide
 from hitbox._kernels import inside as _inside
+from hitbox._kernels import self_collide as _self
 from hitbox.bvh import BVH, npz_path, read_npz
 from hitbox.triangle import RayHits
 
@@ -308,6 +309,27 @@ class TriangleMesh:
             [flat[0], a.bvh.prim_order[flat[1]], b.bvh.prim_order[flat[2]]]
         ).reshape(3, -1)
         return np.ascontiguousarray(faces[:, np.lexsort(faces[::-1])])
+
+    def self_intersections(self, *, mode="all"):
+        """Where the mesh meets itself: every pair of faces that touch (closed, exact)
+        and share no vertex index (neighbours are never reported; weld duplicate
+        vertices first, e.g. trimesh's ``merge_vertices``). ``mode="all"``: (2, n)
+        intp face pairs, row 0 < row 1, sorted; ``"any"``: a bool. One walk of the
+        tree against itself (:mod:`hitbox._kernels.self_collide`)."""
+        mode = v.check_choice(mode, "mode", MODES)
+        tree = self.bvh
+        pairs = _self.self_pairs(
+            tree.node_box, tree.node_first, tree.node_count, self._slot_tris,
+            tree.prim_order, self.faces, tree.depth, mode == "any",
+        )  # fmt: skip
+        if mode == "any":
+            return bool(pairs.shape[1])
+        return np.ascontiguousarray(pairs[:, np.lexsort((pairs[1], pairs[0]))])
+
+    def self_intersections_brute(self):
+        """Slow twin of :meth:`self_intersections`: every face pair tested."""
+        tris = np.ascontiguousarray(self.triangles)
+        return _self.self_pairs_brute(tris, self.faces)
 
     def intersect_brute(self, other, transform=None):
         """Slow twin of ``intersect(mode="all")``: every triangle pair tested."""
