@@ -58,7 +58,7 @@ __all__ = [
 ]
 
 #: Rows per chunk of a numpy input of poses (intersect_many, distance_many).
-POSE_CHUNK = 20_000
+POSE_CHUNK = 200_000
 #: Rows per chunk of a numpy input of rays or points.
 POINT_CHUNK = 250_000
 
