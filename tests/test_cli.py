@@ -582,3 +582,53 @@ def test_experiment_reports_identical_contacts_and_writes_its_files(tmp_path):
     assert all(row["mean_us"] > 0 for row in result["summary"])
     for key in ("csv", "summary_csv", "png"):
         assert result[key].exists()
+
+
+# -- distance and points --------------------------------------------------------------------
+
+
+def test_distance_reports_the_meshes_own_answer(capsys, folder):
+    got = run_json(capsys, "distance", folder / "ball.ply", folder / "box.obj",
+                   "--pose-b", "4 0.5 0 10 20 30")  # fmt: skip
+    a = files.load_mesh(folder / "ball.ply")
+    b = files.load_mesh(folder / "box.obj")
+    pose = files.pose_matrix("4 0.5 0 10 20 30")
+    want = a.distance(b, pose)
+    assert got["distance"] == want.distance > 0 and not got["touching"]
+    assert (got["face_a"], got["face_b"]) == (want.face_a, want.face_b)
+    np.testing.assert_allclose(got["point_b"], want.point_b)
+    touching = run_json(capsys, "distance", folder / "ball.ply", folder / "box.obj",
+                        "--pose-b=1,0,0,0,0,0")  # fmt: skip
+    assert touching["distance"] == 0.0 and touching["touching"]
+    # a box wholly inside the ball: the surfaces are apart (a mesh is its surface)
+    inside = run_json(capsys, "distance", folder / "ball.ply", folder / "box.obj")
+    assert inside["distance"] == a.distance(b).distance > 0
+    far = run_json(capsys, "distance", folder / "ball.ply", folder / "box.obj",
+                   "--pose-b=40,0,0,0,0,0", "--max-distance", "1")  # fmt: skip
+    assert far["face_a"] == -1
+    status, _, err = run(capsys, "distance", folder / "ball.ply", folder / "box.obj",
+                         "--max-distance", "-1")  # fmt: skip
+    assert status == 2 and "max-distance" in err
+    status, out, _ = run(capsys, "distance", folder / "ball.ply", folder / "box.obj",
+                         "--pose-b=4,0,0,0,0,0")  # fmt: skip
+    assert status == 0 and "closest points" in out
+
+
+def test_points_signed_distances_faces_and_inside(capsys, folder, tmp_path):
+    pts = np.random.default_rng(3).uniform(-1.5, 1.5, (200, 3))
+    np.save(tmp_path / "p.npy", pts)
+    got = run_json(capsys, "points", folder / "ball.ply", tmp_path / "p.npy",
+                   "--out", tmp_path / "o.npy")  # fmt: skip
+    mesh = files.load_mesh(folder / "ball.ply")
+    np.testing.assert_array_equal(got["signed_distance"], mesh.signed_distance(pts))
+    assert got["face"] == mesh.closest_point(pts).face.tolist()
+    assert got["inside"] == int(mesh.contains(pts).sum()) > 0
+    table = np.load(tmp_path / "o.npy")
+    assert table.shape == (200, 6)
+    np.testing.assert_array_equal(table[:, 0], mesh.signed_distance(pts))
+    np.save(tmp_path / "bad.npy", np.zeros((3, 2)))
+    status, _, err = run(capsys, "points", folder / "ball.ply", tmp_path / "bad.npy")
+    assert status == 1 and "(N, 3)" in err
+    np.save(tmp_path / "nan.npy", np.array([[0.0, 0, np.nan]]))
+    status, _, err = run(capsys, "points", folder / "ball.ply", tmp_path / "nan.npy")
+    assert status == 1 and "point 0" in err

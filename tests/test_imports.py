@@ -36,6 +36,8 @@ LAYERS = {
     "dask": 8,
     "view": 8,
     "cli": 10,
+    "_cli_common": 10,
+    "_cli_mesh": 10,
     "__init__": 10,
 }
 

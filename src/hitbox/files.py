@@ -276,6 +276,37 @@ def scene_from_file(path, **options):
     return scene, ids
 
 
+def load_points(path):
+    """Points from a ``.npy`` file of shape ``(N, 3)``: (N, 3) float64.
+
+    Raises
+    ------
+    FileError
+        Missing or unreadable, an archive, wrong shape or dtype, or a non-finite value
+        (naming the first bad row).
+    """
+    path = _existing(path)
+    try:
+        arr = np.load(path, allow_pickle=False)
+    except (OSError, ValueError) as exc:
+        raise FileError(f"{path}: not a readable .npy array ({_one_line(exc)})") from None
+    if not isinstance(arr, np.ndarray):
+        arr.close()
+        raise FileError(f"{path}: points must be one .npy array, got an .npz archive")
+    if arr.dtype.kind not in "iuf" or arr.ndim != 2 or arr.shape[1] != 3:
+        raise FileError(
+            f"{path}: points must be a real array of shape (N, 3), got {arr.dtype} "
+            f"{arr.shape}"
+        )
+    arr = np.ascontiguousarray(arr, np.float64)
+    bad = ~np.isfinite(arr).all(axis=1)
+    if bad.any():
+        raise FileError(
+            f"{path}: point {int(np.argmax(bad))} has a NaN or infinite value"
+        )
+    return arr
+
+
 def load_rays(path):
     """Rays from a ``.npy`` file of shape ``(N, 6)``: origin x y z, direction x y z.
 
