@@ -19,6 +19,9 @@ Methods, each asked for the contacts at every step:
 - ``hitbox Scene``: hitbox's method, a :class:`~hitbox.pipeline.Scene` stepped in one
   compiled call per step (pretreatment and scheduling, mixed per-object volumes, the
   narrow phase with its witness pairs), on trees of the node kind measured fastest here.
+- ``hitbox Scene.run, steps in one call``: the same Scene, every step in one compiled
+  call (:meth:`~hitbox.pipeline.Scene.run`), the same motion and pairs; its time is the
+  whole call's, spread evenly over the steps.
 - ``hitbox, whole trajectory in one call``: the trajectory is known, as a motion planner's
   is: one vectorised sphere cull over all steps, then every surviving pose in one
   :meth:`~hitbox.mesh.TriangleMesh.intersect_many` call.
@@ -64,6 +67,7 @@ METHODS = (
     "OBB only",
     "sphere cull, then OBB",
     "hitbox Scene",
+    "hitbox Scene.run, steps in one call",
     "hitbox, whole trajectory in one call",
 )
 MODES = ("all", "any")
@@ -207,6 +211,23 @@ def _hitbox(mesh_a, mesh_b, steps, mode, times, contacts, stats):
 _NONE = np.empty((2, 0), np.intp)
 
 
+def _hitbox_run(mesh_a, mesh_b, steps, mode, times, contacts):
+    scene, _, _ = _torus_scene(mesh_a, mesh_b)
+    start = time.perf_counter()
+    run = scene.run(DURATION / steps, steps, mode=mode)
+    times[:] = (time.perf_counter() - start) / steps
+    for k in range(steps):
+        result = run[k]
+        if mode == "any":
+            contacts[k] = result.pairs.shape[1] > 0
+        else:
+            contacts[k] = (
+                result.triangles[:, result.offsets[0] : result.offsets[1]]
+                if result.pairs.shape[1]
+                else _NONE
+            )
+
+
 def _batched(mesh_a, mesh_b, poses, mode, times, contacts, balls):
     """A known trajectory checked at once, as a motion planner would: one vectorised
     sphere cull over all steps, then the surviving poses in one parallel call. The time
@@ -260,6 +281,14 @@ def _compare(obb_meshes, best_meshes, poses, mode, repeats):
             times["hitbox Scene"][r],
             found["hitbox Scene"],
             stats,
+        )
+        _hitbox_run(
+            best_a,
+            best_b,
+            steps,
+            mode,
+            times["hitbox Scene.run, steps in one call"][r],
+            found["hitbox Scene.run, steps in one call"],
         )
         _batched(
             best_a,
@@ -334,7 +363,7 @@ def _summarise(scene_name, mode, node, rows):
                 "scene": scene_name,
                 "mode": mode,
                 "method": m,
-                "node": node if m == "hitbox Scene" else "obb",
+                "node": node if m.startswith("hitbox Scene") else "obb",
                 "mean_us": 1e6 * float(t.mean()),
                 "total_ms": 1e3 * float(t.sum()),
                 "speedup_vs_obb_only": float(base / t.mean()),
@@ -375,7 +404,7 @@ def _plot(rows, path):
             sel = [r for r in rows if r["scene"] == scene_name and r["mode"] == mode]
             t = np.array([r["t"] for r in sel])
             hit = np.array([r["colliding"] for r in sel])
-            for m, style in zip(METHODS, ("-", "--", "-", ":"), strict=True):
+            for m, style in zip(METHODS, ("-", "--", "-", "-.", ":"), strict=True):
                 ax.plot(t, [1e6 * r[f"seconds {m}"] for r in sel], style, label=m, lw=1.2)
             ax.set_yscale("log")
             lo, hi = ax.get_ylim()
