@@ -626,6 +626,11 @@ def test_points_signed_distances_faces_and_inside(capsys, folder, tmp_path):
     table = np.load(tmp_path / "o.npy")
     assert table.shape == (200, 6)
     np.testing.assert_array_equal(table[:, 0], mesh.signed_distance(pts))
+    pytest.importorskip("distributed")
+    on_cluster = run_json(capsys, "points", folder / "ball.ply", tmp_path / "p.npy",
+                          "--workers", "1")  # fmt: skip
+    assert on_cluster["signed_distance"] == got["signed_distance"]
+    assert on_cluster["face"] == got["face"] and on_cluster["cluster"]["workers"] == 1
     np.save(tmp_path / "bad.npy", np.zeros((3, 2)))
     status, _, err = run(capsys, "points", folder / "ball.ply", tmp_path / "bad.npy")
     assert status == 1 and "(N, 3)" in err

@@ -425,16 +425,21 @@ def _points(args):
 
     from hitbox import files
 
+    on_cluster = args.scheduler is not None or args.workers is not None
     with _progress(args, 3) as step:
         step(f"reading {args.mesh}")
         mesh, load_s = _timed(files.load_mesh, args.mesh, node=args.node)
         step(f"reading {args.points}")
         points = files.load_points(args.points)
-        step("closest points and inside tests (compiles on a first run)")
-        start = time.perf_counter()
-        near = mesh.closest_point(points)
-        inside = mesh.contains(points)
-        seconds = time.perf_counter() - start
+        if not on_cluster:
+            step("closest points and inside tests (compiles on a first run)")
+            start = time.perf_counter()
+            near = mesh.closest_point(points)
+            inside = mesh.contains(points)
+            seconds = time.perf_counter() - start
+    cluster = None
+    if on_cluster:
+        near, inside, cluster, seconds = _points_on_cluster(args, mesh, points)
     signed = np.where(inside, -near.distance, near.distance)
     signed[near.distance == 0.0] = 0.0
     out = {
@@ -443,6 +448,8 @@ def _points(args):
         "inside": int(inside.sum()),
         "seconds": seconds,
     }
+    if cluster is not None:
+        out["cluster"] = cluster
     if args.out:
         table = np.column_stack([signed, near.face, near.point, inside])
         np.save(args.out, table)
@@ -466,3 +473,24 @@ def _points(args):
             con, f"wrote {out['out']} (N, 6): signed distance, face, closest xyz, inside"
         )
     return 0
+
+
+def _points_on_cluster(args, mesh, points):
+    """Closest points and inside tests on a Dask cluster (--scheduler or --workers)."""
+    import numpy as np
+
+    with _cluster(args) as client:
+        from hitbox import dask as hd
+
+        start = time.perf_counter()
+        near = hd.closest_point(mesh, points, client=client)
+        inside = hd.contains(mesh, points, client=client)
+        parts = _on_cluster(args, client, [*near, inside], "point queries")
+        seconds = time.perf_counter() - start
+        about = {
+            "scheduler": client.scheduler.address,
+            "workers": len(client.scheduler_info()["workers"]),
+            "chunks": len(inside.chunks[0]),
+        }
+    near = type(near)(*parts[:-1])
+    return near, np.asarray(parts[-1]), about, seconds

@@ -178,6 +178,7 @@ def build_parser():
         help="write (N, 6): signed distance, face, xyz, inside",
     )
     _node_option(points)
+    _cluster_options(points)
     points.set_defaults(run=_points)
 
     raycast = _command(
