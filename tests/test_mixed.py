@@ -658,7 +658,7 @@ def test_aabb_kdop_never_misses_and_is_exact_for_18():
 
 def test_kdop_obb_never_misses():
     rng = np.random.default_rng(12)
-    n = 40_000
+    n = 15_000
     for k in (14, 18, 26):
         kd, idx, verts = paired_kdops(k, 4000, n, rng)
         obbs = volumes("obb", n, rng)

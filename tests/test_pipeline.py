@@ -184,14 +184,14 @@ def test_many_plain_volumes_through_the_incremental_structures(seed, broadphase)
             }
         scene.add(shape, _pose(rng, 6.0), static=static, **motion)
     total = 0
-    for step in range(25):
+    for step in range(12):  # the brute twin tests 57,000 pairs in Python each step
         result = scene.step(0.05, mode="all")
         _same(result, scene.query_brute(mode="all"))
         total += result.pairs.shape[1]
-        if step == 10:
+        if step == 5:
             scene.remove(5)
             scene.set_pose(310, np.eye(4))
-    assert total > 100
+    assert total > 40
 
 
 def test_rotation_about_the_origin_moves_the_sphere_centre():

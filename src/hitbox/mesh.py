@@ -375,7 +375,7 @@ class TriangleMesh:
         (>= 1/2 in magnitude, Jacobson et al. 2013). Raises ValueError or TypeError on
         points that are not finite (P, 3) or (3,) reals.
         """
-        pts, single = v.as_points(points, dim=3, finite=True)
+        pts, single = _read_only(v.as_points(points, dim=3, finite=True))
         if self._closed is None:
             self._closed = _inside.is_closed(self.faces)
         if self._closed and len(pts):
@@ -404,7 +404,7 @@ class TriangleMesh:
         ValueError or TypeError on points that are not finite reals of that shape.
         Ericson 2005, §5.1.5, over a BVH walk (:mod:`hitbox._kernels.closest`).
         """
-        pts, single = v.as_points(points, dim=3, finite=True)
+        pts, single = _read_only(v.as_points(points, dim=3, finite=True))
         n = len(pts)
         q, d = np.full((n, 3), np.nan), np.full(n, np.inf)
         slot, w = np.full(n, -1, np.intp), np.full((n, 3), np.nan)
@@ -600,6 +600,15 @@ def _restore(vertices, faces, bvh, closed):
     mesh = TriangleMesh(vertices, faces, bvh=bvh)
     mesh._closed = closed
     return mesh
+
+
+def _read_only(checked):
+    """(points, single) with the points as a read-only view: the kernels then compile
+    once, whether the caller's array was writable or not."""
+    pts, single = checked
+    view = pts.view()
+    view.flags.writeable = False
+    return view, single
 
 
 def _apply(rot, trans, points):
