@@ -20,20 +20,25 @@ from hitbox._cli_common import (
 )
 
 
-def _collide(args):
+def _two_meshes(args, step):
+    """Meshes A and B read, their poses, and B's frame into A's (the relative placement
+    the trees are tested at): (a, b, a_s, b_s, pose_a, pose_b, relative)."""
     import numpy as np
 
     from hitbox import files
 
     pose_a = np.eye(4) if args.pose_a is None else args.pose_a
     pose_b = np.eye(4) if args.pose_b is None else args.pose_b
+    step(f"reading {args.a}")
+    a, a_s = _timed(files.load_mesh, args.a, node=args.node)
+    step(f"reading {args.b}")
+    b, b_s = _timed(files.load_mesh, args.b, node=args.node)
+    return a, b, a_s, b_s, pose_a, pose_b, np.linalg.inv(pose_a) @ pose_b
+
+
+def _collide(args):
     with _progress(args, 4) as step:
-        step(f"reading {args.a}")
-        a, a_s = _timed(files.load_mesh, args.a, node=args.node)
-        step(f"reading {args.b}")
-        b, b_s = _timed(files.load_mesh, args.b, node=args.node)
-        # B's frame into A's: the relative placement the trees are tested at.
-        relative = np.linalg.inv(pose_a) @ pose_b
+        a, b, a_s, b_s, pose_a, pose_b, relative = _two_meshes(args, step)
         mode = "all" if args.all else "any"
         step("first query (compiles on a first run)")
         result, first_s = _timed(a.intersect, b, relative, mode=mode)
@@ -372,16 +377,8 @@ def _closed(faces):
 def _distance(args):
     import numpy as np
 
-    from hitbox import files
-
-    pose_a = np.eye(4) if args.pose_a is None else args.pose_a
-    pose_b = np.eye(4) if args.pose_b is None else args.pose_b
     with _progress(args, 4) as step:
-        step(f"reading {args.a}")
-        a, a_s = _timed(files.load_mesh, args.a, node=args.node)
-        step(f"reading {args.b}")
-        b, b_s = _timed(files.load_mesh, args.b, node=args.node)
-        relative = np.linalg.inv(pose_a) @ pose_b
+        a, b, a_s, b_s, pose_a, pose_b, relative = _two_meshes(args, step)
         limit = np.inf if args.max_distance is None else args.max_distance
         step("first query (compiles on a first run)")
         result, first_s = _timed(a.distance, b, relative, max_distance=limit)
