@@ -7,6 +7,7 @@
     hitbox raycast MESH --rays N        random (or given) rays at a mesh: hits, rays/s
     hitbox info MESH                    sizes, fitted volumes, the chosen kind, tree stats
     hitbox bench                        the benchmark suite: table of ratios, CSV, plot
+    hitbox warmup                       compile the kernels once, ahead of first use
 
 Every subcommand but ``demo`` takes ``--json`` for scripts. A bad input file gives one
 line on stderr and exit status 1; a bad option, argparse's usage message and status 2.
@@ -15,6 +16,7 @@ line on stderr and exit status 1; a bad option, argparse's usage message and sta
 import argparse
 import contextlib
 import sys
+import time
 
 from hitbox._cli_common import (  # noqa: F401 (NODE, NODE_KINDS: read by the tests)
     NODE,
@@ -51,6 +53,9 @@ def main(argv=None):
     """Run the command line; returns the exit status (0 ok, 1 failure, 2 usage)."""
     parser = build_parser()
     args = parser.parse_args(argv)
+    from hitbox import warmup
+
+    warmup.notice(args.command)
     from hitbox.files import FileError
 
     try:
@@ -252,10 +257,40 @@ def build_parser():
         "benchmarks/results/<machine>, or <machine>-quick with --quick)",
     )
     bench.set_defaults(run=_bench)
+
+    warm = sub.add_parser(
+        "warmup",
+        help="compile the kernels ahead of the first query (once per install)",
+        description="Compile hitbox's kernels for the common calls (OBB trees; pair, "
+        "many-pose, distance, point, ray and Scene queries) into numba's on-disk cache, "
+        "in worker processes so every core compiles. Later runs start in about a second.",
+    )
+    warm.add_argument(
+        "--jobs", type=_count1, metavar="N", help="worker processes (default: the CPUs)"
+    )
+    warm.set_defaults(run=_warmup)
     return parser
 
 
 # -- subcommands -------------------------------------------------------------------------
+
+
+def _warmup(args):
+    from hitbox import warmup
+
+    start = time.perf_counter()
+    print(
+        "hitbox warmup: compiling kernels (once per install)", file=sys.stderr, flush=True
+    )
+
+    def progress(name, seconds, done, total):
+        print(
+            f"  {name:<9} {seconds:6.1f} s  ({done}/{total})", file=sys.stderr, flush=True
+        )
+
+    warmup.run(args.jobs, progress)
+    print(f"hitbox warmup: done in {time.perf_counter() - start:.1f} s", file=sys.stderr)
+    return 0
 
 
 def _demo(args):

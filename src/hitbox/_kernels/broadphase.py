@@ -331,7 +331,7 @@ def _column_order(boxes, axes, origin, scale, gdim, nb):
     return ids, colstart
 
 
-@njit(inline="always")
+@njit
 def _fill_entry(boxes, i, e, g, cu, cv, rec, tag):
     """Copy box i's slabs into record e of column (cu, cv) and tag it with its flags.
 
@@ -443,7 +443,7 @@ def _sort_merge_columns(rec, tag, colstart, mid):
 
 
 # Real-Time Collision Detection (Ericson), 7.5.2 sort and sweep, once per column
-@njit(inline="always")
+@njit
 def _sweep(rec, tag, colstart, c_first, c_end, out, n, fill, nb, perm):
     """Sweep columns [c_first, c_end): count pairs, and with ``fill`` write their codes.
 
@@ -896,7 +896,7 @@ def _emit(perm, s, t, out, n, cap, nb):
     return n + 1
 
 
-@njit(inline="always")
+@njit
 def _self_collide(nodes, slot_boxes, perm, leaf, stack, out, n, fill, nb):
     """Collide the implicit tree with itself: a stack of node pairs, (m, m) inside m.
 

@@ -54,7 +54,7 @@ def _ray_setup(origins, directions, r):
     return o, d, zero, inv
 
 
-@njit(inline="always")
+@njit
 def _cast_one(
     node_box, node_first, node_count, tris, stack, o, d, zero, inv, t_max, first_only
 ):
@@ -204,7 +204,7 @@ def cast_parallel(
         )
 
 
-@njit(inline="always")
+@njit
 def _all_one(
     node_box,
     node_first,

@@ -116,7 +116,7 @@ def inverse3(rot):
     return ((c00 / det, i01, i02), (c01 / det, i11, i12), (c02 / det, i21, i22))
 
 
-@njit(inline="always")
+@njit
 def _box_walk(
     box, bv, first, count, root, walk_a, fixed_first, fixed_count,
     a_tris, a_sbox, b_tris, rot, trans, stack, base, first_only, out, n,
@@ -246,7 +246,7 @@ def _make_descend(walks):
     constant, so the other kinds compile without that branch (a branch on a constant
     from an overload still cost OBB trees a third of their time)."""
 
-    @njit(inline="always")
+    @njit
     def descend(
         a_bv, a_first, a_count, a_tris, a_sbox,
         b_bv, b_first, b_count, b_tris, b_sbox,
@@ -351,7 +351,7 @@ def _push(stack, top, m, k):
     return top + 1
 
 
-@njit(inline="always")
+@njit
 def _push_leaf_children(a_count, fa, m, b_count, fb, k, stack, top):
     """The child pairs of inner nodes m and k, split together under a rotation, where a
     leaf child pairs with the other node itself rather than with each of its children:
@@ -391,7 +391,7 @@ def _descend(*args):
     return (_descend_boxes if isinstance(args[0], np.ndarray) else _descend_frames)(*args)
 
 
-@overload(_descend, inline="always")
+@overload(_descend)
 def _descend_typed(
     a_bv, a_first, a_count, a_tris, a_sbox,
     b_bv, b_first, b_count, b_tris, b_sbox,

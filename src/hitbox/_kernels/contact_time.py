@@ -31,7 +31,7 @@ MAX_ADVANCE = 10_000
 _TINY_AXIS2 = 1e-20
 
 
-@njit(inline="always")
+@njit
 def turn(wx, wy, wz, t, rot0, out):
     """out = exp([w] t) rot0 (Rodrigues, as pipeline.advance)."""
     speed = math.sqrt(wx * wx + wy * wy + wz * wz)

@@ -107,7 +107,7 @@ def _apart(tl, ra, rb, slack):
     return abs(tl) > (ra + rb) * (1.0 + REL_TOL) + slack
 
 
-@njit(inline="always")
+@njit
 def _box_obb_sat(ca0, ca1, ca2, ea0, ea1, ea2, o, j):
     """15-axis SAT between the world-aligned box (centre ca, half ea) and OBB j.
 
@@ -179,7 +179,7 @@ def _box_obb_sat(ca0, ca1, ca2, ea0, ea1, ea2, o, j):
     return True
 
 
-@njit(inline="always")
+@njit
 def box_obb(lo0, lo1, lo2, hi0, hi1, hi2, o, j):
     """AABB (given by its six bounds) against OBB j: the SAT with the AABB as an OBB.
 
@@ -394,7 +394,7 @@ def _project_gi(kd, j, axes, cx, cy, cz, r, tol):
     return -1
 
 
-@njit(inline="always")
+@njit
 def _solve_small(g, rhs, n):
     """Solve g[:n, :n] x = rhs[:n] in place (n <= 3, symmetric), by Cramer's rule."""
     if n == 0:
@@ -434,7 +434,7 @@ def _solve_small(g, rhs, n):
     return True
 
 
-@njit(inline="always")
+@njit
 def sphere_kdop(s, i, kd, j, axes):
     """Sphere i against k-DOP j: exact, by the distance from the centre to the polytope.
 
@@ -596,7 +596,7 @@ def _enumerate(kd, j, axes, cx, cy, cz, r, tol):
 # -- AABB vs k-DOP -----------------------------------------------------------------------
 
 
-@njit(inline="always")
+@njit
 def aabb_kdop(boxes, i, kd, j, axes):
     """AABB i against k-DOP j: the box's exact k-DOP against the k-DOP, slab by slab.
 
@@ -635,7 +635,7 @@ def aabb_kdop(boxes, i, kd, j, axes):
 # -- k-DOP vs OBB ------------------------------------------------------------------------
 
 
-@njit(inline="always")
+@njit
 def kdop_obb(kd, i, o, j, axes):
     """k-DOP i against OBB j: conservative, two substitutions that each hold the original.
 

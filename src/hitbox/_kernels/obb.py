@@ -22,7 +22,7 @@ ORTHO_TOL = 1e-13
 # -- separating-axis test -------------------------------------------------------------
 
 
-@njit(inline="always")
+@njit
 def sat_overlap(ca, ra, ha, cb, rb, hb):
     """Closed, conservative overlap of two oriented boxes: 15-axis separating-axis test.
 

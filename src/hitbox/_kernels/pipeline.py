@@ -193,7 +193,7 @@ def _bounds(o, vel, omega, acc, alpha, mc):
     return v + w * arm, a + alpha[o] * arm
 
 
-@njit(inline="always")
+@njit
 def _verdict(
     i,
     j,
@@ -294,7 +294,7 @@ def _closest_on_segment(px, py, pz, ax, ay, az, bx, by, bz):
     return dx, dy, dz
 
 
-@njit(inline="always")
+@njit
 def triangle_sphere(tris, f, cx, cy, cz, r):
     """Does triangle f touch the closed ball (c, r)? The closest point of the triangle
     (RTCD §5.1.5 by regions: the plane when c projects inside, else the nearest edge),
@@ -356,7 +356,7 @@ def _axis_apart(p0, p1, p2, rad, scale):
     return min(p0, p1, p2) > rad + slack or max(p0, p1, p2) < -rad - slack
 
 
-@njit(inline="always")
+@njit
 def triangle_box(v0, v1, v2, e0, e1, e2):
     """Does the triangle (in the box's frame) touch the closed box [-e, e]?
 

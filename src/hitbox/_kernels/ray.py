@@ -348,7 +348,7 @@ def cast_obb_all(center, half, rot, origin, direction, t_max):
 # -- Spheres: the stable quadratic (Haines et al., Ray Tracing Gems ch. 7) ---------------
 
 
-@njit(inline="always", error_model="numpy")
+@njit(error_model="numpy")
 def ball(m0, m1, m2, d0, d1, d2, radius, t_max):
     """(t_enter, t_exit) of p = m + t d, t in [0, t_max], in the ball |p| <= radius.
 

@@ -54,7 +54,7 @@ def overlap(a, b, out, bad):
         out[i] = hit
 
 
-@njit(inline="always")
+@njit
 def _sweep(a, b, order_a, order_b, axis, flip, out, n):
     """Pairs whose first-starting member is in a: a.lo <= b.lo <= a.hi on ``axis``.
 

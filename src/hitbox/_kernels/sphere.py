@@ -38,7 +38,7 @@ WELZL = 2
 # -- the overlap test --------------------------------------------------------------------
 
 
-@njit(inline="always")
+@njit
 def ball_overlap(ca, i, ra, cb, j, rb):
     """Closed overlap of the ball (ca[i], ra) and the ball (cb[j], rb).
 

@@ -16,7 +16,7 @@ INF = np.inf
 # -- AABB against AABB (seed 000 intersectMovingAABB; RTCD 5.5.8) ------------------------
 
 
-@njit(inline="always", error_model="numpy")
+@njit(error_model="numpy")
 def _aabb_aabb(moving, i, still, j, v, r):
     """(t, t_leave, axis) of box moving[i], displaced by v[r], first touching still[j].
 
@@ -224,7 +224,7 @@ def sphere_aabb(center, radius, boxes, v, hit, t, normal):
                         normal[i, k] = -d[k] / length
 
 
-@njit(inline="always", error_model="numpy")
+@njit(error_model="numpy")
 def _piece(boxes, b, m, d, rad, s, dim):
     """Earliest entry (t, axis, corner bits) into the rounded-box pieces of axes ``s``.
 
