@@ -15,7 +15,9 @@ $(STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install -q -e '.[test]'
 	touch $(STAMP)
 
+# warmup: the common kernels compiled once, on every core, before the tour
 demo: $(STAMP)
+	$(BIN)/hitbox warmup
 	$(BIN)/hitbox demo
 
 # Two workers: a clean clone spends most of its time compiling kernels, one core each

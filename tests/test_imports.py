@@ -35,6 +35,7 @@ LAYERS = {
     "files": 8,
     "dask": 8,
     "view": 8,
+    "warmup": 8,
     "cli": 10,
     "_cli_common": 10,
     "_cli_mesh": 10,

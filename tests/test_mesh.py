@@ -362,30 +362,38 @@ def test_any_mode_matches_all_mode_and_many_matches_single(small):
         np.testing.assert_array_equal(many_all[1:, many_all[0] == k], single)
 
 
-@pytest.mark.parametrize("n_poses", [0, 1, 2, 3, 31, 64, 65, 127, 300])
-def test_parallel_many_poses_answer_every_pose_once(small, n_poses):
-    """The parallel `any` kernel deals chunks of poses to lanes, one per thread: every
-    pose gets its own answer, equal to the serial kernel's, whatever the count of
-    poses and threads (counts start at a sentinel, so a pose no lane walks shows)."""
+@pytest.mark.parametrize("n_poses", [0, 1, 2, 3, 31, 64, 65, 127, 300, 1000])
+@pytest.mark.parametrize("first_only", [True, False])
+def test_parallel_many_poses_answer_every_pose_once(small, n_poses, first_only):
+    """The parallel kernel deals chunks of poses to lanes, one per thread: every pose
+    gets its own answer, equal to the serial kernel's, whatever the count of poses and
+    threads (counts start at a sentinel, so a pose no lane walks shows); in `all` mode
+    the lanes' pairs come back merged in the serial kernel's order."""
     mesh = small["obb"]
     placements = poses(n_poses, 11, reach=2.5)
     rots, transes, _ = v.as_transforms(placements)
     expected = np.full(n_poses, -7, np.intp)
-    _collide.collide_many_serial(*mesh._args, *mesh._args, rots, transes, True, expected)
+    serial = _collide.collide_many_serial(
+        *mesh._args, *mesh._args, rots, transes, first_only, expected
+    )
     assert (expected >= 0).all()
     threads = numba.get_num_threads()
     try:
-        for n_threads in sorted({1, threads}):
+        for n_threads in sorted({1, 2, threads}):
+            if n_threads > threads:
+                continue
             numba.set_num_threads(n_threads)
             counts = np.full(n_poses, -7, np.intp)
-            _collide.collide_many(
-                *mesh._args, *mesh._args, rots, transes, True, counts, n_threads
+            flat = _collide.collide_many(
+                *mesh._args, *mesh._args, rots, transes, first_only, counts, n_threads
             )
             np.testing.assert_array_equal(counts, expected)
+            if not first_only:
+                np.testing.assert_array_equal(flat, serial)
     finally:
         numba.set_num_threads(threads)
     if n_poses >= 64:
-        assert 0 < expected.sum() < n_poses  # both outcomes among the poses
+        assert 0 < (expected > 0).sum() < n_poses  # both outcomes among the poses
 
 
 def test_contacts_lie_on_both_triangles(small):

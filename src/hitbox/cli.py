@@ -55,7 +55,10 @@ def main(argv=None):
     args = parser.parse_args(argv)
     from hitbox import warmup
 
-    warmup.notice(args.command)
+    all_pairs = getattr(args, "all", False) or getattr(args, "view", None)
+    warmup.notice(
+        "collide --all" if args.command == "collide" and all_pairs else args.command
+    )
     from hitbox.files import FileError
 
     try:

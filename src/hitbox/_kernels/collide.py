@@ -14,6 +14,7 @@ pairs) in AABB, k-DOP and sphere trees, and the larger alone in OBB trees (Coal'
 import numpy as np
 from numba import njit, prange
 from numba.extending import overload
+from numba.typed import List
 
 from hitbox._kernels.bv import _kind_of_type
 from hitbox._kernels.node_tests import (  # noqa: F401 (names the walk's users import here)
@@ -464,26 +465,6 @@ def collide_any(
 
 
 @njit(cache=True, nogil=True)
-def _pose(
-    a_bv0, a_bv1, a_bv2, a_first, a_count, a_tris, a_sbox, a_mag,
-    b_bv0, b_bv1, b_bv2, b_first, b_count, b_tris, b_sbox, b_mag,
-    rot, trans, first_only, depth, cap, start_a, start_b,
-):  # fmt: skip
-    """One pose, compiled apart: parfors must not see the traversal's inlined body.
-    Walks from node pair (start_a, start_b) ((0, 0): the whole trees)."""
-    stack = np.empty((depth, 2), np.intp)
-    out = np.empty((2, cap), np.intp)
-    a_bv = posed_bv(a_bv0, a_bv1, a_bv2, rot)
-    b_bv = posed_bv(b_bv0, b_bv1, b_bv2, rot)
-    return _descend(
-        a_bv, a_first, a_count, a_tris, a_sbox,
-        b_bv, b_first, b_count, b_tris, b_sbox,
-        rot, trans, query_slack(trans, a_mag, b_mag), stack, first_only, out, 0,
-        start_a, start_b,
-    )  # fmt: skip
-
-
-@njit(cache=True, nogil=True)
 def _many_serial(
     a_bv0, a_bv1, a_bv2, a_first, a_count, a_tris, a_sbox, a_depth, a_mag,
     b_bv0, b_bv1, b_bv2, b_first, b_count, b_tris, b_sbox, b_depth, b_mag,
@@ -564,8 +545,8 @@ def collide_many(
 
     ``counts[k]`` gets pose k's number of colliding pairs (at most 1 with ``first_only``).
     Without ``first_only`` returns every pair as (3, n): pose, slot in A, slot in B,
-    sorted by pose: count in parallel, then fill each pose's slice in parallel (a
-    colliding pose is walked twice, which keeps every write in place and in order).
+    sorted by pose: each thread walks its poses once into a buffer of its own
+    (:func:`_lane_pairs`), merged once at the end.
     """
     # the node tables stay as plain arrays here: parfors cannot carry a namedtuple into
     # its loop bodies, so the functions called in them rebuild the tables
@@ -573,7 +554,6 @@ def collide_many(
     if len(a_first) == 0 or len(b_first) == 0:
         counts[:] = 0
         return np.empty((3, 0), np.intp)
-    depth = stack_rows(a_depth, b_depth)
     if first_only:
         # chunks of at least 32 consecutive poses, each walked serially with its own
         # witness pair, dealt round-robin to one lane per thread: prange hands each thread
@@ -592,32 +572,71 @@ def collide_many(
                     rots[lo:hi], transes[lo:hi], True, counts[lo:hi],
                 )  # fmt: skip
         return np.empty((3, 0), np.intp)
-    for p in prange(n_poses):
-        out, n = _pose(
-            a_bv0, a_bv1, a_bv2, a_first, a_count, a_tris, a_sbox, a_mag,
-            b_bv0, b_bv1, b_bv2, b_first, b_count, b_tris, b_sbox, b_mag,
-            rots[p], transes[p], first_only, depth, 16, 0, 0,
+    # every pair: each lane walks its dealt chunks once, into a buffer of its own, and the
+    # buffers are merged in pose order at the end (no pose walked twice)
+    lanes = max(1, min(threads, n_poses))
+    n_chunks = min(n_poses, lanes * 16)
+    parts = List()
+    for _ in range(lanes):
+        parts.append(np.empty((3, 0), np.intp)[:, :0])  # a slice's type: what lanes return
+    for lane in prange(lanes):
+        parts[lane] = _lane_pairs(
+            a_bv0, a_bv1, a_bv2, a_first, a_count, a_tris, a_sbox, a_depth, a_mag,
+            b_bv0, b_bv1, b_bv2, b_first, b_count, b_tris, b_sbox, b_depth, b_mag,
+            rots, transes, counts, lane, lanes, n_chunks,
         )  # fmt: skip
-        counts[p] = n
-    if first_only:
-        return np.empty((3, 0), np.intp)
-    offsets = np.zeros(n_poses + 1, np.intp)
-    for p in range(n_poses):
-        offsets[p + 1] = offsets[p] + counts[p]
-    flat = np.empty((3, offsets[n_poses]), np.intp)
-    for p in prange(n_poses):
-        if counts[p] == 0:
-            continue
-        out, n = _pose(
-            a_bv0, a_bv1, a_bv2, a_first, a_count, a_tris, a_sbox, a_mag,
-            b_bv0, b_bv1, b_bv2, b_first, b_count, b_tris, b_sbox, b_mag,
-            rots[p], transes[p], False, depth, counts[p], 0, 0,
+    return _merge_lanes(parts, counts, lanes, n_chunks)
+
+
+@njit(cache=True, nogil=True)
+def _lane_pairs(
+    a_bv0, a_bv1, a_bv2, a_first, a_count, a_tris, a_sbox, a_depth, a_mag,
+    b_bv0, b_bv1, b_bv2, b_first, b_count, b_tris, b_sbox, b_depth, b_mag,
+    rots, transes, counts, lane, lanes, n_chunks,
+):  # fmt: skip
+    """Every pair of the chunks dealt to ``lane`` (chunk c covers poses
+    [c·K/n_chunks, (c+1)·K/n_chunks)), as (3, n) rows in chunk order, pose numbers
+    global; fills those poses' counts."""
+    n_poses = len(rots)
+    buf = np.empty((3, 64), np.intp)
+    total = 0
+    for c in range(lane, n_chunks, lanes):
+        lo = c * n_poses // n_chunks
+        hi = (c + 1) * n_poses // n_chunks
+        flat = _many_serial(
+            a_bv0, a_bv1, a_bv2, a_first, a_count, a_tris, a_sbox, a_depth, a_mag,
+            b_bv0, b_bv1, b_bv2, b_first, b_count, b_tris, b_sbox, b_depth, b_mag,
+            rots[lo:hi], transes[lo:hi], False, counts[lo:hi],
         )  # fmt: skip
-        o = offsets[p]
+        n = flat.shape[1]
+        if total + n > buf.shape[1]:
+            grown = np.empty((3, 2 * (total + n)), np.intp)
+            grown[:, :total] = buf[:, :total]
+            buf = grown
         for q in range(n):
-            flat[0, o + q] = p
-            flat[1, o + q] = out[0, q]
-            flat[2, o + q] = out[1, q]
+            buf[0, total + q] = flat[0, q] + lo
+            buf[1, total + q] = flat[1, q]
+            buf[2, total + q] = flat[2, q]
+        total += n
+    return buf[:, :total]
+
+
+@njit(cache=True, nogil=True)
+def _merge_lanes(parts, counts, lanes, n_chunks):
+    """The lanes' buffers of :func:`_lane_pairs` as one (3, n) array in pose order."""
+    n_poses = len(counts)
+    flat = np.empty((3, counts.sum()), np.intp)
+    read = np.zeros(lanes, np.intp)
+    o = 0
+    for c in range(n_chunks):
+        lane = c % lanes
+        lo = c * n_poses // n_chunks
+        hi = (c + 1) * n_poses // n_chunks
+        n = counts[lo:hi].sum()
+        part = parts[lane]
+        flat[:, o : o + n] = part[:, read[lane] : read[lane] + n]
+        read[lane] += n
+        o += n
     return flat
 
 

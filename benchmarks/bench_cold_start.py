@@ -1,0 +1,94 @@
+"""The first call: a fresh process running ``hitbox collide A.stl B.stl`` (issue: ahead
+of each peer at its own best, "the first call").
+
+    python -m benchmarks.run cold_start [--quick]
+
+Every row is a fresh Python process, timed from its start to its exit:
+
+- ``import floor``: ``import numpy, numba, trimesh`` alone, what any numba tool that reads
+  mesh files pays before its first line of work;
+- ``warm``: ``hitbox collide`` on two tori of 5,000 triangles with every kernel in the
+  cache (after ``hitbox warmup``);
+- ``cold``: the same with an empty kernel cache (``NUMBA_CACHE_DIR`` a new folder), and
+  the time until its first line on stderr (the "compiling kernels" notice);
+- ``hitbox warmup``: compiling the common kernels from an empty cache, on every core
+  (left out with ``--quick``).
+
+Ratios are against the import floor measured in the same run; warm and floor runs are
+interleaved, best of several.
+"""
+
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+
+def run(quick=False):
+    from hitbox import shapes
+
+    folder = Path(tempfile.mkdtemp(prefix="hitbox-cold-"))
+    try:
+        import trimesh
+
+        for name, center in (("a", (0, 0, 0)), ("b", (0.9, 0.1, 0))):
+            mesh = shapes.torus(5_000, center=center)
+            trimesh.Trimesh(mesh.vertices, mesh.faces).export(folder / f"{name}.stl")
+        collide = [sys.executable, "-m", "hitbox.cli", "collide", "a.stl", "b.stl"]
+        warm_cache = folder / "warm-cache"
+        rows = []
+        if not quick:
+            seconds, _ = _timed(
+                [sys.executable, "-m", "hitbox.cli", "warmup"], warm_cache
+            )
+            rows.append(_row("hitbox warmup (every core, empty cache)", seconds))
+        else:
+            _timed(collide, warm_cache)  # only the collide kernels
+        floor, warm = [], []
+        for _ in range(3 if quick else 7):
+            floor.append(
+                _timed([sys.executable, "-c", "import numpy, numba, trimesh"])[0]
+            )
+            warm.append(_timed(collide, warm_cache, cwd=folder)[0])
+        cold, first_line = _timed(collide, folder / f"cold-{time.time_ns()}", cwd=folder)
+        base = min(floor)
+        rows += [
+            _row("import floor: import numpy, numba, trimesh", base, base),
+            _row("hitbox collide, warm cache", min(warm), base),
+            _row("hitbox collide, empty cache", cold, base),
+            _row("hitbox collide, empty cache: first line on stderr", first_line, base),
+        ]
+        return rows
+    finally:
+        import shutil
+
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _row(method, seconds, base=None):
+    row = {"bench": "first call, tori 5k/5k", "method": method, "seconds": seconds}
+    if base is not None:
+        row["ratio_to_import_floor"] = seconds / base
+        row["over_import_floor_s"] = seconds - base
+    return row
+
+
+def _timed(command, cache=None, cwd=None):
+    """(seconds to exit, seconds to the first line on stderr) of a fresh process."""
+    env = dict(os.environ)
+    if cache is not None:
+        env["NUMBA_CACHE_DIR"] = str(cache)
+    start = time.perf_counter()
+    proc = subprocess.Popen(
+        command, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    )
+    first = proc.stderr.readline()
+    first_s = time.perf_counter() - start if first else np.nan
+    proc.stderr.read()
+    if proc.wait() != 0:
+        raise RuntimeError(f"{' '.join(command)} failed")
+    return time.perf_counter() - start, first_s

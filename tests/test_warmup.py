@@ -1,0 +1,103 @@
+"""The first call: the cache check that runs before numba is imported, the notice, and a
+command line run from an empty kernel cache."""
+
+import io
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from hitbox import shapes, warmup
+from hitbox._kernels import bvh_build, closest, collide
+
+
+@pytest.mark.parametrize(
+    "kernel",
+    [collide.collide_any, bvh_build.build_sah_oriented, closest.closest_parallel],
+)
+def test_the_cache_folder_is_numbas_own(kernel):
+    # numba chose this kernel's cache folder when it was decorated; the check that runs
+    # before numba is imported must look in the same place
+    where = os.path.normpath(kernel._cache._cache_path)
+    assert where in [os.path.normpath(d) for d in warmup.cache_dirs()]
+
+
+def test_every_command_names_kernels_that_exist():
+    from importlib import import_module
+
+    for command, kernels in warmup.COMMAND_KERNELS.items():
+        assert command in warmup.COMPILE_SECONDS
+        for module, name in kernels:
+            kernel = getattr(import_module(f"hitbox._kernels.{module}"), name)
+            assert kernel._cache is not None, (command, module, name)
+
+
+def test_the_notice_is_printed_only_while_a_kernel_is_missing(monkeypatch, tmp_path):
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
+    out = io.StringIO()
+    assert warmup.is_cached("collide") is False
+    assert warmup.notice("collide", out)
+    assert "compiling kernels" in out.getvalue() and "hitbox warmup" in out.getvalue()
+    # an index file for each entry kernel, where numba would write it
+    folder = warmup.cache_dirs()[0]
+    os.makedirs(folder)
+    tag = f"py{sys.version_info.major}{sys.version_info.minor}"
+    kernels = warmup.COMMAND_KERNELS["collide"]
+    for module, name in kernels[:-1]:
+        open(os.path.join(folder, f"{module}.{name}-10.{tag}.nbi"), "w").close()
+    assert warmup.is_cached("collide") is False  # one still missing
+    module, name = kernels[-1]
+    open(os.path.join(folder, f"{module}.{name}-10.{tag}.nbi"), "w").close()
+    assert warmup.is_cached("collide") is True
+    quiet = io.StringIO()
+    assert not warmup.notice("collide", quiet)
+    assert quiet.getvalue() == ""
+    assert warmup.is_cached("demo") is None
+
+
+def test_the_first_collide_from_an_empty_cache_says_so_and_answers(tmp_path):
+    trimesh = pytest.importorskip("trimesh")
+    a = shapes.box((1.0, 1.0, 1.0))
+    b = shapes.sphere(0.4, 6, 8, center=(0.8, 0.0, 0.0))
+    for name, mesh in (("a", a), ("b", b)):
+        trimesh.Trimesh(mesh.vertices, mesh.faces).export(tmp_path / f"{name}.stl")
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "cache"))
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "hitbox.cli",
+            "collide",
+            "a.stl",
+            "b.stl",
+            "--all",
+            "--json",
+        ],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.splitlines()[0].startswith("hitbox collide: compiling kernels")
+    out = json.loads(done.stdout)
+    expected = a.intersect(b, np.eye(4), mode="all")
+    assert out["collide"] is True
+    assert sorted(map(tuple, out["pairs"])) == sorted(map(tuple, expected.T.tolist()))
+    # the kernels are now on disk, where the check looks: the notice is not repeated
+    env_check = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "from hitbox import warmup; print(warmup.is_cached('collide --all'))",
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert env_check.stdout.strip() == "True"
