@@ -776,3 +776,57 @@ def test_works_without_the_jit():
     )
     assert fast.returncode == 0, fast.stderr
     assert slow.stdout == fast.stdout
+
+
+@pytest.mark.parametrize("method", ["sah", "oriented_sah"])
+@pytest.mark.parametrize("n", [1, 7, 2_047, 2_049, 9_000])
+def test_parallel_builds_are_the_tree_of_one_thread(method, n):
+    """SAH builds split the top on one thread and build the subtrees below
+    bvh_sah.task_size in parallel, then stitch them: the tree (every array, every node
+    volume) is the same on any number of threads, and valid."""
+    import numba
+
+    pts = soup(n % 97, n, spread=30.0)
+    threads = numba.get_num_threads()
+    trees = []
+    try:
+        for n_threads in sorted({1, min(2, threads), threads}):
+            numba.set_num_threads(n_threads)
+            trees.append(BVH.build(pts, node="obb", method=method))
+    finally:
+        numba.set_num_threads(threads)
+    trees[0].validate(pts)
+    for tree in trees[1:]:
+        for name in ("node_first", "node_count", "prim_order", "node_box", "slot_box"):
+            np.testing.assert_array_equal(getattr(tree, name), getattr(trees[0], name))
+        for got, want in zip(tree.node_bv, trees[0].node_bv, strict=True):
+            np.testing.assert_array_equal(got, want)
+        assert tree.depth == trees[0].depth
+
+
+def test_stitched_subtrees_split_like_one_serial_walk():
+    """The task split changes node numbers only: the same slot order and the same
+    leaves as one serial SAH walk over the whole tree (no tasks)."""
+    from hitbox._kernels import bvh_sah
+    from hitbox.bvh import LEAF_SIZE, MAX_DEPTH, SAH_BINS
+
+    pts = soup(3, 9_000, spread=30.0)
+    first, count, order, depth, tasks = bvh_sah.build_sah_oriented(
+        pts, LEAF_SIZE, MAX_DEPTH, SAH_BINS, 2
+    )
+    assert len(tasks) > 1
+    n = len(pts)
+    s_first = np.empty(2 * n - 1, np.intp)
+    s_count = np.empty(2 * n - 1, np.intp)
+    s_order = np.arange(n)
+    n_nodes, s_depth, n_tasks = bvh_sah._sah_split(
+        np.empty((n, 2, 3)), np.empty((n, 3)), pts.copy(), s_order, True, LEAF_SIZE,
+        MAX_DEPTH, SAH_BINS, 0, 0, n, 0, s_first, s_count, 1, 0, np.empty((0, 4), np.intp),
+    )  # fmt: skip
+    assert n_tasks == 0 and n_nodes == len(first) and s_depth == depth
+    np.testing.assert_array_equal(order, s_order)
+
+    def leaves(f, c):
+        return sorted((int(a), int(b)) for a, b in zip(f, c, strict=True) if b > 0)
+
+    assert leaves(first, count) == leaves(s_first[:n_nodes], s_count[:n_nodes])

@@ -11,12 +11,12 @@ import numpy as np
 import pytest
 
 from hitbox import shapes, warmup
-from hitbox._kernels import bvh_build, closest, collide
+from hitbox._kernels import bvh_sah, closest, collide
 
 
 @pytest.mark.parametrize(
     "kernel",
-    [collide.collide_any, bvh_build.build_sah_oriented, closest.closest_parallel],
+    [collide.collide_any, bvh_sah.build_sah_oriented, closest.closest_parallel],
 )
 def test_the_cache_folder_is_numbas_own(kernel):
     # numba chose this kernel's cache folder when it was decorated; the check that runs

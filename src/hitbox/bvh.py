@@ -21,12 +21,15 @@ import os
 import zipfile
 from dataclasses import dataclass
 
+import numba
 import numpy as np
 
 from hitbox import _validate as v
 from hitbox import kdop, obb
 from hitbox._kernels import bvh_build as _build
 from hitbox._kernels import bvh_fit as _fit
+from hitbox._kernels import bvh_fit_obb as _fit_obb
+from hitbox._kernels import bvh_sah as _sah
 from hitbox._kernels import bvh_traverse as _traverse
 from hitbox._types import OBBs, Spheres
 
@@ -51,6 +54,8 @@ METHODS = ("sah", "oriented_sah", "median", "bottom_up")
 #: time per query than on the world axes; the world axes for box-shaped and sphere
 #: nodes, whose volumes are taken along them).
 DEFAULT_METHOD = {kind: "oriented_sah" if kind == "obb" else "sah" for kind in KINDS}
+# a topology without parallel subtrees: every node fitted on one thread
+_NO_TASKS = np.empty((0, 3), np.intp)
 #: Default most primitives per leaf (a node with more is split, depth permitting).
 LEAF_SIZE = 4
 #: Default depth limit (root at depth 0); a node at this depth is a leaf.
@@ -150,14 +155,23 @@ class BVH:
         n = len(pts)
         boxes = np.empty((n, 2, 3))
         centres = np.empty((n, 3))
-        _build.primitive_bounds(pts, boxes, centres)
+        if method != "oriented_sah":  # which takes them in each node's own frame
+            _build.primitive_bounds(pts, boxes, centres)
         if method == "bottom_up":
             left, right, root = _build.build_ploc(boxes, centres, PLOC_RADIUS)
             topo = _build.flatten_binary(left, right, root, n, leaf_size, max_depth)
-        elif method == "sah":
-            topo = _build.build_sah(boxes, centres, leaf_size, max_depth, SAH_BINS)
-        elif method == "oriented_sah":
-            topo = _build.build_sah_oriented(pts, leaf_size, max_depth, SAH_BINS)
+        elif method in ("sah", "oriented_sah"):
+            threads = numba.get_num_threads()
+            if method == "sah":
+                topo = _sah.build_sah(
+                    boxes, centres, leaf_size, max_depth, SAH_BINS, threads
+                )
+            else:
+                topo = _sah.build_sah_oriented(
+                    pts, leaf_size, max_depth, SAH_BINS, threads
+                )
+            node_first, node_count, order, depth, tasks = topo
+            return _fitted(pts, node_first, node_count, order, int(depth), node, tasks)
         else:
             topo = _build.build_median(boxes, centres, leaf_size, max_depth)
         node_first, node_count, order, depth = topo
@@ -389,8 +403,9 @@ def _kdop_k(kind):
     return int(kind[4:])
 
 
-def _fitted(pts, node_first, node_count, order, depth, kind):
-    """Fit node volumes of ``kind`` over a topology; return the frozen BVH."""
+def _fitted(pts, node_first, node_count, order, depth, kind, tasks=_NO_TASKS):
+    """Fit node volumes of ``kind`` over a topology; return the frozen BVH. ``tasks``:
+    the subtrees a parallel build made, fitted in parallel (OBB nodes)."""
     n_nodes = len(node_first)
     slot_pts = _fit.slot_points(pts, order)
     node_box = np.empty((n_nodes, 2, 3))
@@ -416,9 +431,10 @@ def _fitted(pts, node_first, node_count, order, depth, kind):
         center = np.empty((n_nodes, 3))
         half = np.empty((n_nodes, 3))
         rot = np.empty((n_nodes, 3, 3))
-        _fit.fit_obbs(
-            slot_pts, node_first, node_count, node_box, depth, center, half, rot
-        )
+        _fit_obb.fit_obbs(
+            slot_pts, node_first, node_count, node_box, depth, center, half, rot,
+            tasks, numba.get_num_threads(),
+        )  # fmt: skip
         node_bv = OBBs(_frozen(center), _frozen(half), _frozen(rot))
     for arr in (node_first, node_count, order):
         if arr.flags.writeable:

@@ -20,12 +20,12 @@ import time
 
 #: Entry kernels each command line query runs first: (kernel module, function).
 COMMAND_KERNELS = {
-    "collide": (("bvh_build", "build_sah_oriented"), ("collide", "collide_any")),
-    "collide --all": (("bvh_build", "build_sah_oriented"), ("collide", "collide")),
-    "distance": (("bvh_build", "build_sah_oriented"), ("distance", "mesh_distance")),
-    "points": (("bvh_build", "build_sah_oriented"), ("closest", "closest_parallel")),
-    "raycast": (("bvh_build", "build_sah_oriented"), ("bvh_ray", "cast_parallel")),
-    "info": (("bvh_build", "build_sah_oriented"),),
+    "collide": (("bvh_sah", "build_sah_oriented"), ("collide", "collide_any")),
+    "collide --all": (("bvh_sah", "build_sah_oriented"), ("collide", "collide")),
+    "distance": (("bvh_sah", "build_sah_oriented"), ("distance", "mesh_distance")),
+    "points": (("bvh_sah", "build_sah_oriented"), ("closest", "closest_parallel")),
+    "raycast": (("bvh_sah", "build_sah_oriented"), ("bvh_ray", "cast_parallel")),
+    "info": (("bvh_sah", "build_sah_oriented"),),
 }
 
 #: Seconds each command's first run compiled, cold, on a 2-core machine (the

@@ -1,0 +1,349 @@
+"""Binned SAH builds (Wald 2007): on the world axes (:func:`build_sah`) and on each
+node's principal axes (:func:`build_sah_oriented`, for OBB trees), the layout of
+:mod:`hitbox._kernels.bvh_build`.
+
+The top of the tree is split on one thread until every open node holds at most
+:func:`task_size` primitives; those subtrees are then built in parallel, each on its
+own run of slots, and stitched after the top (children still adjacent pairs after their
+parent). The split decisions depend on a node's primitives only, so the tree is the same
+whatever the number of threads.
+"""
+
+import numpy as np
+from numba import njit, prange
+
+from hitbox._kernels.bvh_build import _half_area
+from hitbox._kernels.bvh_fit import eigvecs_sym3
+
+#: Subtrees of at most this many primitives (or N/32, if larger) are built as tasks.
+TASK_MIN = 2048
+
+
+@njit
+def _swap(order, boxes, centres, i, j):
+    order[i], order[j] = order[j], order[i]
+    for k in range(3):
+        centres[i, k], centres[j, k] = centres[j, k], centres[i, k]
+        for e in range(2):
+            boxes[i, e, k], boxes[j, e, k] = boxes[j, e, k], boxes[i, e, k]
+
+
+@njit
+def _sah_bins(box, cen, lo, hi, cb, scale, n_bins, bin_count, bin_box):
+    """Count and bound the primitives of slots [lo, hi) in n_bins bins per axis."""
+    for a in range(3):
+        for b in range(n_bins):
+            bin_count[a, b] = 0
+            for k in range(3):
+                bin_box[a, b, 0, k] = np.inf
+                bin_box[a, b, 1, k] = -np.inf
+    for s in range(lo, hi):
+        for a in range(3):
+            b = min(int((cen[s, a] - cb[0, a]) * scale[a]), n_bins - 1)
+            bin_count[a, b] += 1
+            for k in range(3):
+                bin_box[a, b, 0, k] = min(bin_box[a, b, 0, k], box[s, 0, k])
+                bin_box[a, b, 1, k] = max(bin_box[a, b, 1, k], box[s, 1, k])
+
+
+@njit
+def _sah_best(cb, n_bins, cnt, bin_count, bin_box, acc, right_area):
+    """Sweep every axis's bin boundaries from both ends; return (axis, first right bin) of
+    the cut with the least area-weighted count, or (-1, 0) if no axis can be cut."""
+    best_cost = np.inf
+    best_axis = -1
+    best_bin = 0
+    for a in range(3):
+        if not cb[1, a] > cb[0, a]:
+            continue
+        for k in range(3):
+            acc[0, k] = np.inf
+            acc[1, k] = -np.inf
+        for b in range(n_bins - 1, 0, -1):  # right_area[b]: bins b .. n_bins - 1
+            for k in range(3):
+                acc[0, k] = min(acc[0, k], bin_box[a, b, 0, k])
+                acc[1, k] = max(acc[1, k], bin_box[a, b, 1, k])
+            right_area[b] = _half_area(
+                acc[0, 0], acc[0, 1], acc[0, 2], acc[1, 0], acc[1, 1], acc[1, 2]
+            )
+        for k in range(3):
+            acc[0, k] = np.inf
+            acc[1, k] = -np.inf
+        n_left = 0
+        for b in range(n_bins - 1):
+            for k in range(3):
+                acc[0, k] = min(acc[0, k], bin_box[a, b, 0, k])
+                acc[1, k] = max(acc[1, k], bin_box[a, b, 1, k])
+            n_left += bin_count[a, b]
+            if n_left == 0 or n_left == cnt:
+                continue
+            left_area = _half_area(
+                acc[0, 0], acc[0, 1], acc[0, 2], acc[1, 0], acc[1, 1], acc[1, 2]
+            )
+            cost = left_area * n_left + right_area[b + 1] * (cnt - n_left)
+            if cost < best_cost:
+                best_cost = cost
+                best_axis = a
+                best_bin = b + 1
+    return best_axis, best_bin
+
+
+@njit
+def _swap_points(pts, i, j):
+    for q in range(pts.shape[1]):
+        for k in range(3):
+            pts[i, q, k], pts[j, q, k] = pts[j, q, k], pts[i, q, k]
+
+
+@njit
+def _node_frame(pts, lo, hi, frame):
+    """Principal axes (columns of ``frame``) of every point of slots [lo, hi).
+
+    One pass over the points, about the node's first point (not the origin, so a mesh
+    far from the origin keeps its digits): the frame only steers the split, so a
+    one-pass covariance is all it needs.
+    """
+    n_pts = pts.shape[1]
+    c = (hi - lo) * n_pts
+    if c == 0:  # point groups without points: any frame will do
+        for p in range(3):
+            for q in range(3):
+                frame[p, q] = 1.0 if p == q else 0.0
+        return
+    o0, o1, o2 = pts[lo, 0, 0], pts[lo, 0, 1], pts[lo, 0, 2]
+    m0 = m1 = m2 = 0.0
+    sxx = sxy = sxz = syy = syz = szz = 0.0
+    for s in range(lo, hi):
+        for q in range(n_pts):
+            d0 = pts[s, q, 0] - o0
+            d1 = pts[s, q, 1] - o1
+            d2 = pts[s, q, 2] - o2
+            m0 += d0
+            m1 += d1
+            m2 += d2
+            sxx += d0 * d0
+            sxy += d0 * d1
+            sxz += d0 * d2
+            syy += d1 * d1
+            syz += d1 * d2
+            szz += d2 * d2
+    m0 /= c
+    m1 /= c
+    m2 /= c
+    eigvecs_sym3(
+        sxx - c * m0 * m0, sxy - c * m0 * m1, sxz - c * m0 * m2,
+        syy - c * m1 * m1, syz - c * m1 * m2, szz - c * m2 * m2, frame,
+    )  # fmt: skip
+
+
+@njit
+def _framed_bounds(pts, lo, hi, frame, box, cen):
+    """Each primitive's box and centre (mean of its points) in ``frame``'s coordinates;
+    like :func:`primitive_bounds`, K = 0 gives the empty box and centre 0."""
+    n_pts = pts.shape[1]
+    for s in range(lo, hi):
+        for a in range(3):
+            f0, f1, f2 = frame[0, a], frame[1, a], frame[2, a]
+            u_lo = np.inf
+            u_hi = -np.inf
+            u_sum = 0.0
+            for q in range(n_pts):
+                u = pts[s, q, 0] * f0 + pts[s, q, 1] * f1 + pts[s, q, 2] * f2
+                u_lo = min(u_lo, u)
+                u_hi = max(u_hi, u)
+                u_sum += u
+            box[s, 0, a] = u_lo
+            box[s, 1, a] = u_hi
+            cen[s, a] = u_sum / n_pts if n_pts > 0 else 0.0
+
+
+@njit
+def _sah_split(
+    box, cen, pts, order, oriented, leaf_size, max_depth, n_bins,
+    root, lo0, hi0, d0, node_first, node_count, n_nodes, task_min, tasks,
+):  # fmt: skip
+    """Split the node ``root`` over slots [lo0, hi0) at depth d0 by binned SAH, writing
+    nodes into node_first/node_count from id ``n_nodes`` on. A splittable node of at
+    most ``task_min`` primitives (0: none) is not split but appended to ``tasks`` (rows:
+    node, lo, hi, depth). ``box``/``cen`` (and ``pts``, ``order``) are permuted in place;
+    with ``oriented`` they are recomputed per node in its frame from ``pts``.
+    Returns (n_nodes, depth, n_tasks)."""
+    frame = np.empty((3, 3))
+    cap = min(max_depth, hi0 - lo0) + 2
+    st_node = np.empty(cap, np.intp)
+    st_lo = np.empty(cap, np.intp)
+    st_hi = np.empty(cap, np.intp)
+    st_depth = np.empty(cap, np.intp)
+    bin_count = np.zeros((3, n_bins), np.intp)
+    bin_box = np.empty((3, n_bins, 2, 3))
+    right_area = np.empty(n_bins)
+    acc = np.empty((2, 3))
+    cb = np.empty((2, 3))
+    scale = np.empty(3)
+    st_node[0], st_lo[0], st_hi[0], st_depth[0] = root, lo0, hi0, d0
+    top = 1
+    depth = d0
+    n_tasks = 0
+    while top > 0:
+        top -= 1
+        m = st_node[top]
+        lo = st_lo[top]
+        hi = st_hi[top]
+        d = st_depth[top]
+        cnt = hi - lo
+        if cnt <= leaf_size or d >= max_depth:
+            node_first[m] = lo
+            node_count[m] = cnt
+            depth = max(depth, d)
+            continue
+        if cnt <= task_min:
+            tasks[n_tasks, 0], tasks[n_tasks, 1] = m, lo
+            tasks[n_tasks, 2], tasks[n_tasks, 3] = hi, d
+            n_tasks += 1
+            continue
+        if oriented:
+            _node_frame(pts, lo, hi, frame)
+            _framed_bounds(pts, lo, hi, frame, box, cen)
+        for k in range(3):
+            cb[0, k] = np.inf
+            cb[1, k] = -np.inf
+        for s in range(lo, hi):
+            for k in range(3):
+                cb[0, k] = min(cb[0, k], cen[s, k])
+                cb[1, k] = max(cb[1, k], cen[s, k])
+        n_b = min(n_bins, cnt)  # small nodes: no more bins than primitives
+        for k in range(3):
+            ext = cb[1, k] - cb[0, k]
+            scale[k] = n_b / ext if ext > 0.0 else 0.0
+        _sah_bins(box, cen, lo, hi, cb, scale, n_b, bin_count, bin_box)
+        a, cut = _sah_best(cb, n_b, cnt, bin_count, bin_box, acc, right_area)
+        mid = lo + cnt // 2  # all centres coincide: any halving will do
+        if a >= 0:
+            i = lo
+            j = hi - 1
+            while i <= j:
+                if min(int((cen[i, a] - cb[0, a]) * scale[a]), n_b - 1) < cut:
+                    i += 1
+                else:
+                    _swap(order, box, cen, i, j)
+                    if oriented:
+                        _swap_points(pts, i, j)
+                    j -= 1
+            if lo < i < hi:
+                mid = i
+        left = n_nodes
+        n_nodes += 2
+        node_first[m] = left
+        node_count[m] = 0
+        st_node[top], st_lo[top], st_hi[top], st_depth[top] = left + 1, mid, hi, d + 1
+        top += 1
+        st_node[top], st_lo[top], st_hi[top], st_depth[top] = left, lo, mid, d + 1
+        top += 1
+    return n_nodes, depth, n_tasks
+
+
+@njit(nogil=True)
+def task_size(n):
+    """Primitives per parallel subtree for a build over n (independent of threads)."""
+    return max(TASK_MIN, n // 32)
+
+
+@njit(nogil=True, parallel=True)
+def _sah_topology(box, cen, pts, oriented, leaf_size, max_depth, n_bins, threads):
+    """The top split on one thread, then the subtree tasks dealt round-robin (largest
+    first) to one lane per thread, each into its own run of a scratch table, then stitched.
+    Returns (node_first, node_count, order, depth, task_nodes): task_nodes (T, 3) rows
+    (subtree root, first id of its other nodes, their count) for a fit in parallel."""
+    n = len(box)
+    order = np.arange(n)
+    m_max = 2 * n - 1 if n > 0 else 0
+    node_first = np.empty(m_max, np.intp)
+    node_count = np.empty(m_max, np.intp)
+    if n == 0:
+        return node_first, node_count, order, 0, np.empty((0, 3), np.intp)
+    tasks = np.empty((n // (leaf_size + 1) + 1, 4), np.intp)
+    n_top, depth, n_tasks = _sah_split(
+        box, cen, pts, order, oriented, leaf_size, max_depth, n_bins,
+        0, 0, n, 0, node_first, node_count, 1, task_size(n), tasks,
+    )  # fmt: skip
+    tasks = tasks[:n_tasks]
+    # largest first: the last subtrees dealt out are the short ones
+    tasks = tasks[np.argsort(-(tasks[:, 2] - tasks[:, 1]), kind="mergesort")]
+    offsets = np.zeros(n_tasks + 1, np.intp)
+    for t in range(n_tasks):
+        offsets[t + 1] = offsets[t] + 2 * (tasks[t, 2] - tasks[t, 1]) - 1
+    local_first = np.empty(offsets[n_tasks], np.intp)
+    local_count = np.empty(offsets[n_tasks], np.intp)
+    used = np.empty(n_tasks, np.intp)
+    task_depth = np.empty(n_tasks, np.intp)
+    lanes = max(1, min(threads, n_tasks))
+    for lane in prange(lanes):
+        for t in range(lane, n_tasks, lanes):
+            o, e = offsets[t], offsets[t + 1]
+            k, dt, _ = _sah_split(
+                box, cen, pts, order, oriented, leaf_size, max_depth, n_bins,
+                0, tasks[t, 1], tasks[t, 2], tasks[t, 3],
+                local_first[o:e], local_count[o:e], 1, 0, tasks[t:t],
+            )  # fmt: skip
+            used[t] = k
+            task_depth[t] = dt
+    # stitch: a subtree's root keeps the id its parent gave it, its other nodes follow
+    task_nodes = np.empty((n_tasks, 3), np.intp)
+    base = n_top
+    for t in range(n_tasks):
+        o = offsets[t]
+        for j in range(used[t]):
+            first = local_first[o + j]
+            count = local_count[o + j]
+            g = tasks[t, 0] if j == 0 else base + j - 1
+            node_first[g] = first if count > 0 else base + first - 1
+            node_count[g] = count
+        task_nodes[t, 0], task_nodes[t, 1], task_nodes[t, 2] = (
+            tasks[t, 0],
+            base,
+            used[t] - 1,
+        )
+        base += used[t] - 1
+        depth = max(depth, task_depth[t])
+    return node_first[:base].copy(), node_count[:base].copy(), order, depth, task_nodes
+
+
+@njit(cache=True, nogil=True)
+def build_sah(boxes, centres, leaf_size, max_depth, n_bins, threads):
+    """Top-down binned SAH build, From Wald 2007 ("On fast construction of SAH-based
+    bounding volume hierarchies"), with an explicit stack (no recursion).
+
+    Each node bins its primitives' centres on all three axes in one pass (counts and
+    boxes per bin), sweeps the bin boundaries from both ends and cuts where the
+    area-weighted counts are least. An axis with any spread of centres can always be cut
+    (its extremes fall in the first and last bins); where all centres coincide, the
+    node is halved by count. The primitives' boxes and centres are permuted along with
+    ``order``, so every pass reads memory in sequence.
+
+    ``boxes`` and ``centres`` are copied, not modified; ``threads``: numba's thread
+    count, from the caller. Returns (node_first (M,), node_count (M,), order (N,),
+    depth, task_nodes) (see :func:`_sah_topology`).
+    """
+    return _sah_topology(
+        boxes.copy(), centres.copy(), np.empty((0, 1, 3)), False,
+        leaf_size, max_depth, n_bins, threads,
+    )  # fmt: skip
+
+
+@njit(cache=True, nogil=True)
+def build_sah_oriented(points, leaf_size, max_depth, n_bins, threads):
+    """Top-down binned SAH build in each node's own principal frame: the node's points'
+    covariance axes (as an OBB fit takes them) replace the world axes, and the
+    primitives' boxes and centres are taken in that frame before binning.
+
+    For OBB trees: cuts across a curved patch's own axes give compact children, where
+    world-axis cuts slice a patch lying askew to the axes into children whose OBBs
+    overlap each other.
+
+    ``points`` (N, K, 3) is copied, not modified. Returns what :func:`build_sah` does.
+    """
+    n = len(points)
+    return _sah_topology(
+        np.empty((n, 2, 3)), np.empty((n, 3)), points.copy(), True,
+        leaf_size, max_depth, n_bins, threads,
+    )  # fmt: skip
