@@ -1,16 +1,17 @@
-"""BVH build time: every method x node kind against Coal's OBBRSS tree, in one run.
+"""BVH build time: every method x node kind against Coal's OBB tree, in one run.
 
 Scenes: seeded tori from ``trimesh.creation.torus`` (SPEC §10's shape) with 20,000 and
 500,000 triangles (``quick``: 20,000 only). Rows:
 
-- ``coal_obbrss``: ``coal.BVHModelOBBRSS`` (beginModel, addVertices, addTriangles,
-  endModel), the baseline; ``fcl_obbrss``: python-fcl's ``BVHModel`` the same way;
+- ``coal_obb``: ``coal.BVHModelOBB`` (beginModel, addVertices, addTriangles, endModel),
+  the baseline (Coal's strongest variant for OBB builds); ``coal_obbrss``: Coal's
+  ``BVHModelOBBRSS`` and ``fcl_obbrss``: python-fcl's ``BVHModel``, the same way;
 - ``hitbox``: ``BVH.build(triangles, node=..., method=...)``, validation included, from
   the ``(F, 3, 3)`` triangles (each library gets its own input format, made untimed).
 
 Each time is the min and median of ``REPEATS`` builds after one warm-up build (the warm-up
 compiles or loads the kernels from numba's cache). Every row is timed alternately with a
-Coal build (``coal_median_s``), so both see the same load on a shared machine;
+Coal OBB build (``coal_median_s``), so both see the same load on a shared machine;
 ``ratio_vs_coal`` is that Coal median over the row's median: above 1, faster than Coal.
 A ``compile`` row times the first build of every method x kind in a fresh process with an
 empty numba cache (``cold_s``), then again in a second process that loads that cache
@@ -42,10 +43,12 @@ def run(quick=False):
             continue
         vertices, faces = torus(*sections)
         triangles = np.ascontiguousarray(vertices[faces])
-        coal_build = _coal_builder(vertices, faces)
+        coal_build = _coal_builder(vertices, faces, "BVHModelOBB")
         scene = {"bench": "bvh_build", "scene": f"torus_{label}", "triangles": len(faces)}
         base = measure(coal_build, repeats=REPEATS, warmup=1)
-        rows.append({**scene, "impl": "coal_obbrss", **_times(base, base)})
+        rows.append({**scene, "impl": "coal_obb", **_times(base, base)})
+        t, base = _paired(_coal_builder(vertices, faces, "BVHModelOBBRSS"), coal_build)
+        rows.append({**scene, "impl": "coal_obbrss", **_times(t, base)})
         fcl_build = _fcl_builder(vertices, faces)
         if fcl_build is not None:
             t, base = _paired(fcl_build, coal_build)
@@ -100,11 +103,11 @@ def _times(t, base):
     }
 
 
-def _coal_builder(vertices, faces):
+def _coal_builder(vertices, faces, kind):
     import coal
 
     def build():
-        model = coal.BVHModelOBBRSS()
+        model = getattr(coal, kind)()
         model.beginModel(len(faces), len(vertices))
         model.addVertices(vertices)
         model.addTriangles(faces)

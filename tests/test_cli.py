@@ -327,6 +327,28 @@ def test_info_reports_volumes_choice_and_trees(capsys, folder):
         assert int(np.max(built.node_count)) <= tree["leaf_size"]
 
 
+def test_info_lists_self_intersections(capsys, tmp_path):
+    a = hitbox.shapes.box((1.0, 1.0, 1.0))
+    b = hitbox.shapes.box((1.0, 1.0, 1.0), center=(0.5, 0.3, 0.2))
+    both = trimesh.Trimesh(
+        np.vstack([a.vertices, b.vertices]), np.vstack([a.faces, b.faces + 8])
+    )
+    both.export(tmp_path / "two.stl")
+    got = run_json(capsys, "info", tmp_path / "two.stl", "--self-intersections")
+    expected = files.load_mesh(tmp_path / "two.stl").self_intersections_brute()
+    assert got["self_intersections"]["n_pairs"] == expected.shape[1] > 0
+    assert sorted(map(tuple, got["self_intersections"]["pairs"])) == sorted(
+        map(tuple, expected.T.tolist())
+    )
+    status, out, _ = run(capsys, "info", tmp_path / "two.stl", "--self-intersections")
+    assert status == 0 and f"{expected.shape[1]:,} face pairs" in out
+    ball = hitbox.shapes.sphere(1.0, 6, 8)
+    trimesh.Trimesh(ball.vertices, ball.faces).export(tmp_path / "ball.stl")
+    assert "self_intersections" not in run_json(capsys, "info", tmp_path / "ball.stl")
+    got = run_json(capsys, "info", tmp_path / "ball.stl", "--self-intersections")
+    assert got["self_intersections"] == {"n_pairs": 0, "pairs": []}
+
+
 def test_info_reads_every_format(capsys, folder):
     for name, make in GOOD.items():
         status, text, err = run(capsys, "info", folder / name)

@@ -26,6 +26,7 @@ def _closed_and_outward(mesh):
         (lambda: shapes.cylinder(0.5, 2.0, 64), np.pi * 0.25 * 2.0, (1.0, 1.0, 2.0), False),
         (lambda: shapes.capsule(0.5, 1.0, 12, 64),
          np.pi * 0.25 + 4 / 3 * np.pi * 0.125, (1.0, 1.0, 2.0), False),
+        (lambda: shapes.icosphere(0.7, 4), 4 / 3 * np.pi * 0.7**3, (1.4, 1.4, 1.4), False),
     ],
 )  # fmt: skip
 def test_shapes_are_closed_outward_and_sized(make, volume, extent, hollow):
@@ -56,8 +57,22 @@ def test_centre_and_tree_options():
         (lambda: shapes.cylinder(np.nan), ValueError),
         (lambda: shapes.capsule(True), TypeError),
         (lambda: shapes.box(center=(0, 0)), ValueError),
+        (lambda: shapes.icosphere(1.0, 2.0), TypeError),
+        (lambda: shapes.icosphere(1.0, -1), ValueError),
+        (lambda: shapes.icosphere(-1.0), ValueError),
     ],
 )
 def test_bad_sizes_are_refused(call, err):
     with pytest.raises(err):
         call()
+
+
+def test_icosphere_triangles_are_even_and_on_the_sphere():
+    mesh = shapes.icosphere(2.0, 3)
+    assert mesh.n_faces == 20 * 4**3
+    np.testing.assert_allclose(np.linalg.norm(mesh.vertices, axis=1), 2.0, rtol=1e-12)
+    tri = mesh.triangles
+    area = 0.5 * np.linalg.norm(
+        np.cross(tri[:, 1] - tri[:, 0], tri[:, 2] - tri[:, 0]), axis=1
+    )
+    assert area.max() / area.min() < 2.0  # no poles: no slivers

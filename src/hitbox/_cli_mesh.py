@@ -245,7 +245,7 @@ def _info(args):
     from hitbox.bvh import BVH, DEFAULT_METHOD, KINDS
     from hitbox.mesh import LEAF_SIZE
 
-    with _progress(args, 3 + len(KINDS)) as step:
+    with _progress(args, 4 + len(KINDS)) as step:
         step(f"reading {args.mesh}")
         vertices, faces = files.read_mesh(args.mesh)
         tris = np.ascontiguousarray(vertices[faces])
@@ -281,6 +281,12 @@ def _info(args):
                 "build_s": build_s,
             }
         box = np.stack([vertices.min(axis=0), vertices.max(axis=0)])
+        self_pairs = None
+        if args.self_intersections:
+            from hitbox.mesh import TriangleMesh
+
+            step("self-intersections (faces sharing no vertex)")
+            self_pairs = TriangleMesh(vertices, faces).self_intersections()
     smallest = min(volumes.values())
     area = (
         0.5
@@ -303,6 +309,11 @@ def _info(args):
         "choose": chosen,
         "trees": trees,
     }
+    if self_pairs is not None:
+        out["self_intersections"] = {
+            "n_pairs": int(self_pairs.shape[1]),
+            "pairs": self_pairs.T.tolist(),
+        }
     if args.json:
         return _print_json(out)
     con = _console()
@@ -345,6 +356,14 @@ def _info(args):
             for k, t in trees.items()
         ],
     )
+    if self_pairs is not None:
+        n = self_pairs.shape[1]
+        shown = ", ".join(f"{a}-{b}" for a, b in self_pairs.T[:8].tolist())
+        _say(
+            con,
+            f"self-intersections: [bold]{n:,}[/] face pairs sharing no vertex touch"
+            + (f" (faces {shown}{', ...' if n > 8 else ''})" if n else ""),
+        )
     return 0
 
 

@@ -226,6 +226,11 @@ def build_parser():
         "for each tree node kind, the tree's nodes, depth, leaves and build time.",
     )
     info.add_argument("mesh", metavar="MESH", help="mesh file (STL, OBJ, PLY, GLB, OFF)")
+    info.add_argument(
+        "--self-intersections",
+        action="store_true",
+        help="also list the face pairs that touch though they share no vertex",
+    )
     info.set_defaults(run=_info)
 
     bench = _command(

@@ -1,5 +1,5 @@
-"""Closed triangle meshes of the shapes examples and tests need: torus, box, sphere,
-cylinder and capsule, outward facing, as :class:`~hitbox.mesh.TriangleMesh` objects.
+"""Closed triangle meshes of the shapes examples and tests need: torus, box, UV sphere,
+icosphere, cylinder and capsule, outward facing, as :class:`~hitbox.mesh.TriangleMesh` objects.
 
 Each takes the tree options of :class:`~hitbox.mesh.TriangleMesh` (``node``, ...), and
 ``center``: the shape's centre in its model frame. Sizes must be finite and > 0;
@@ -46,6 +46,41 @@ def sphere(radius=1.0, n_rings=16, n_sections=32, *, center=(0, 0, 0), **tree):
     z = np.cos(np.linspace(0.0, np.pi, n_rings + 1))[1:-1]
     rings = [np.column_stack([np.sqrt(1 - z * z), z])]
     verts, faces = _revolve(np.concatenate(rings), 1.0, -1.0, n_sections)
+    return _mesh(verts * radius, faces, center, tree)
+
+
+def icosphere(radius=1.0, subdivisions=2, *, center=(0, 0, 0), **tree):
+    """A geodesic sphere: an icosahedron whose triangles are split in four
+    ``subdivisions`` times (20·4^s triangles), vertices pushed onto the sphere; even
+    triangles everywhere, no poles (Loop-style midpoint subdivision)."""
+    _size(radius, "radius")
+    if isinstance(subdivisions, bool) or not isinstance(subdivisions, numbers.Integral):
+        raise TypeError(f"subdivisions must be an int, got {type(subdivisions).__name__}")
+    if not 0 <= subdivisions <= 8:
+        raise ValueError(f"subdivisions must be in [0, 8], got {subdivisions}")
+    t = (1.0 + 5.0**0.5) / 2.0
+    verts = np.array([
+        [-1, t, 0], [1, t, 0], [-1, -t, 0], [1, -t, 0], [0, -1, t], [0, 1, t],
+        [0, -1, -t], [0, 1, -t], [t, 0, -1], [t, 0, 1], [-t, 0, -1], [-t, 0, 1],
+    ], float)  # fmt: skip
+    faces = np.array([
+        [0, 11, 5], [0, 5, 1], [0, 1, 7], [0, 7, 10], [0, 10, 11], [1, 5, 9],
+        [5, 11, 4], [11, 10, 2], [10, 7, 6], [7, 1, 8], [3, 9, 4], [3, 4, 2],
+        [3, 2, 6], [3, 6, 8], [3, 8, 9], [4, 9, 5], [2, 4, 11], [6, 2, 10],
+        [8, 6, 7], [9, 8, 1],
+    ])  # fmt: skip
+    for _ in range(int(subdivisions)):
+        edges = np.sort(faces[:, [0, 1, 1, 2, 2, 0]].reshape(-1, 2), axis=1)
+        unique, index = np.unique(edges, axis=0, return_inverse=True)
+        mids = len(verts) + index.reshape(-1, 3)  # midpoints of edges 01, 12, 20
+        verts = np.vstack([verts, 0.5 * (verts[unique[:, 0]] + verts[unique[:, 1]])])
+        a, b, c = faces.T
+        ab, bc, ca = mids.T
+        faces = np.concatenate([
+            np.column_stack([a, ab, ca]), np.column_stack([ab, b, bc]),
+            np.column_stack([ca, bc, c]), np.column_stack([ab, bc, ca]),
+        ])  # fmt: skip
+    verts = verts / np.linalg.norm(verts, axis=1, keepdims=True)
     return _mesh(verts * radius, faces, center, tree)
 
 

@@ -578,7 +578,9 @@ def collide_many(
     n_chunks = min(n_poses, lanes * 16)
     parts = List()
     for _ in range(lanes):
-        parts.append(np.empty((3, 0), np.intp)[:, :0])  # a slice's type: what lanes return
+        parts.append(
+            np.empty((3, 0), np.intp)[:, :0]
+        )  # a slice's type: what lanes return
     for lane in prange(lanes):
         parts[lane] = _lane_pairs(
             a_bv0, a_bv1, a_bv2, a_first, a_count, a_tris, a_sbox, a_depth, a_mag,

@@ -656,9 +656,13 @@ def _prism_clip(a, b, t0, t1, t2, ax):
         # within rounding of the edge's line counts as on it: a segment running along an
         # edge (both ends on its line) must not be clipped by the rounding's signs
         ga, gb = abs(gx), abs(gy)
-        if abs(fa) <= 1e-12 * (ga * (abs(a[j]) + abs(e0[j])) + gb * (abs(a[i]) + abs(e0[i]))):
+        if abs(fa) <= 1e-12 * (
+            ga * (abs(a[j]) + abs(e0[j])) + gb * (abs(a[i]) + abs(e0[i]))
+        ):
             fa = 0.0
-        if abs(fb) <= 1e-12 * (ga * (abs(b[j]) + abs(e0[j])) + gb * (abs(b[i]) + abs(e0[i]))):
+        if abs(fb) <= 1e-12 * (
+            ga * (abs(b[j]) + abs(e0[j])) + gb * (abs(b[i]) + abs(e0[i]))
+        ):
             fb = 0.0
         if fa < 0.0 and fb >= 0.0:
             lo = max(lo, fa / (fa - fb))
