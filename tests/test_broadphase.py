@@ -397,3 +397,91 @@ def test_incremental_needs_boxes_or_dim():
         bp.IncrementalSAP()
     with pytest.raises(ValueError, match="dim must be"):
         bp.DynamicTree(dim=4)
+
+
+# -- filters: groups, masks, ignore (the Scene's rule) ---------------------------------------
+
+
+def _allowed_brute(b, groups, masks, ignore):
+    """Every overlapping pair i < j, kept by the Scene's rule written out plainly."""
+    bad = {(min(p), max(p)) for p in np.asarray(ignore).reshape(-1, 2).tolist()}
+    keep = []
+    for i, j in oracle_pairs(b).T.tolist():
+        if groups[i] & masks[j] and groups[j] & masks[i] and (i, j) not in bad:
+            keep.append((i, j))
+    return np.array(keep, np.intp).reshape(-1, 2).T
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.integers(0, 2**32 - 1),
+    st.integers(2, 400),
+    st.sampled_from(hb.broadphase.METHODS),
+)
+def test_filters_keep_exactly_what_the_rule_allows(seed, n, method):
+    rng = np.random.default_rng(seed)
+    lo = rng.uniform(0, 10, (n, 3))
+    b = np.stack([lo, lo + rng.uniform(0.2, 3.0, (n, 3))], axis=1)
+    groups = [
+        int(x) for x in rng.choice(np.array([1, 2, 4, 2**63, 2**64 - 1], np.uint64), n)
+    ]
+    masks = [
+        int(x) for x in rng.choice(np.array([1, 3, 6, 2**63, 2**64 - 1], np.uint64), n)
+    ]
+    ignore = rng.integers(0, n, (rng.integers(0, 40), 2))
+    got = hb.broadphase.pairs(b, method=method, groups=groups, masks=masks, ignore=ignore)
+    np.testing.assert_array_equal(got, _allowed_brute(b, groups, masks, ignore))
+    only_ignore = hb.broadphase.pairs(b, method=method, ignore=ignore)
+    everyone = [2**64 - 1] * n
+    np.testing.assert_array_equal(
+        only_ignore, _allowed_brute(b, everyone, everyone, ignore)
+    )
+
+
+def test_filters_are_the_scenes():
+    """The same boxes, bits and ignore list in a Scene give the same pairs."""
+    rng = np.random.default_rng(5)
+    n = 60
+    lo = rng.uniform(0, 6, (n, 3))
+    b = np.stack([lo, lo + rng.uniform(0.5, 2.0, (n, 3))], axis=1)
+    groups = rng.choice([1, 2, 4], n)
+    masks = rng.choice([1, 3, 5, 7], n)
+    ignore = rng.integers(0, n, (25, 2))
+    ignore = ignore[ignore[:, 0] != ignore[:, 1]]
+    scene = hb.Scene()
+    for i in range(n):
+        scene.add(b[i], group=int(groups[i]), mask=int(masks[i]))
+    for i, j in ignore.tolist():
+        scene.ignore(i, j)
+    expected = scene.query().pairs
+    got = hb.broadphase.pairs(b, groups=groups, masks=masks, ignore=ignore)
+    np.testing.assert_array_equal(got, expected)
+    assert 0 < got.shape[1] < hb.broadphase.pairs(b).shape[1]
+
+
+@pytest.mark.parametrize(
+    "kwargs, error, match",
+    [
+        ({"groups": [1, 2]}, ValueError, "groups must have shape"),
+        ({"masks": [1.5, 1, 1]}, TypeError, "masks must hold int"),
+        ({"groups": [-1, 1, 1]}, ValueError, r"groups must be in \[0, 2\*\*64\)"),
+        ({"groups": [2**64, 1, 1]}, ValueError, r"groups must be in"),
+        ({"ignore": [[0, 3]]}, ValueError, "ignore holds an index"),
+        ({"ignore": [0, 1, 2]}, ValueError, "ignore must be"),
+        ({"ignore": [[0.0, 1.0]]}, TypeError, "ignore must hold ints"),
+    ],
+)
+def test_bad_filters_raise_naming_the_argument(kwargs, error, match):
+    b = np.array([[[0, 0, 0], [1, 1, 1]]] * 3, float)
+    with pytest.raises(error, match=match):
+        hb.broadphase.pairs(b, **kwargs)
+
+
+def test_filters_on_empty_and_single_inputs():
+    empty = np.empty((0, 2, 3))
+    assert hb.broadphase.pairs(empty, groups=[], masks=[], ignore=[]).shape == (2, 0)
+    one = np.array([[[0, 0, 0], [1, 1, 1]]], float)
+    assert hb.broadphase.pairs(one, groups=[1], ignore=np.empty((0, 2), int)).shape == (
+        2,
+        0,
+    )

@@ -21,14 +21,19 @@ pair: 46 vs 81 µs at 128 boxes, 192 vs 140 µs at 256) and sort-and-sweep above
 stays available by name.
 """
 
+import numbers
+
 import numba
 import numpy as np
 
 from hitbox import _validate as v
 from hitbox._kernels import broadphase as k
+from hitbox._kernels import pair_filter as _filter
 
 __all__ = ["METHODS", "pairs", "IncrementalSAP", "DynamicTree"]
 
+#: Every bit of a group or mask set.
+ALL_BITS = (1 << 64) - 1
 #: Methods of :func:`pairs`.
 METHODS = ("auto", "sap", "tree", "brute")
 #: ``method="auto"`` tests every pair up to this many boxes.
@@ -47,8 +52,8 @@ SAMPLE = 2048
 PARALLEL_MIN = 10_000
 
 
-def pairs(boxes, *, method="auto"):
-    """Every overlapping pair of boxes within one set, once.
+def pairs(boxes, *, method="auto", groups=None, masks=None, ignore=None):
+    """Every overlapping pair of boxes within one set, once, that the filters allow.
 
     Parameters
     ----------
@@ -59,6 +64,12 @@ def pairs(boxes, *, method="auto"):
         columns of a coarse grid over the other axes. ``"tree"``: a Morton-ordered
         implicit tree collided with itself. ``"brute"``: every pair tested, the slow
         twin. ``"auto"``: brute up to BRUTE_MAX boxes, else sap (see the module notes).
+    groups, masks : (N,) int bit sets in [0, 2**64), optional
+        The Scene's rule (Box2D's category and mask bits): boxes i and j pair iff
+        ``groups[i] & masks[j]`` and ``groups[j] & masks[i]`` are nonzero. Omitted:
+        every group 1, every mask all bits.
+    ignore : (m, 2) int, optional
+        Index pairs never reported, in either order (the Scene's ``ignore``).
 
     Returns
     -------
@@ -71,8 +82,16 @@ def pairs(boxes, *, method="auto"):
     """
     boxes, _ = _as_boxes(boxes)
     method = v.check_choice(method, "method", METHODS)
+    filters = _filters(len(boxes), groups, masks, ignore)
     if len(boxes) < 2:
         return np.empty((2, 0), np.intp)
+    found = _pairs(boxes, method)
+    if filters is None:
+        return found
+    return _filter.keep_allowed(found, *filters, k.bit_length(len(boxes)))
+
+
+def _pairs(boxes, method):
     if method == "auto":
         method = "brute" if len(boxes) <= BRUTE_MAX else "sap"
     if method == "brute":
@@ -84,6 +103,52 @@ def pairs(boxes, *, method="auto"):
     if _parallel(len(boxes)):
         return k.sap_pairs_parallel(boxes, *grid, 4 * numba.get_num_threads())
     return k.sap_pairs(boxes, *grid)
+
+
+def _filters(n, groups, masks, ignore):
+    """(group, mask, ignore codes) for :func:`hitbox._kernels.pair_filter.keep_allowed`,
+    or None when nothing is filtered."""
+    if groups is None and masks is None and ignore is None:
+        return None
+    bits = groups is not None or masks is not None
+    group = _bit_sets(groups, "groups", n, 1) if bits else np.empty(0, np.uint64)
+    mask = _bit_sets(masks, "masks", n, ALL_BITS) if bits else np.empty(0, np.uint64)
+    codes = np.empty(0, np.int64)
+    if ignore is not None:
+        pairs = np.asarray(ignore)
+        if pairs.size == 0:  # [] or an empty array of any dtype: nothing ignored
+            pairs = np.empty((0, 2), np.intp)
+        if pairs.ndim != 2 or pairs.shape[1] != 2:
+            raise ValueError(
+                f"ignore must be (m, 2) index pairs, got shape {pairs.shape}"
+            )
+        if not np.issubdtype(pairs.dtype, np.integer):
+            raise TypeError(f"ignore must hold ints, got {pairs.dtype}")
+        if len(pairs) and (pairs.min() < 0 or pairs.max() >= n):
+            raise ValueError(f"ignore holds an index outside [0, {n})")
+        lo = np.minimum(pairs[:, 0], pairs[:, 1]).astype(np.int64)
+        hi = np.maximum(pairs[:, 0], pairs[:, 1]).astype(np.int64)
+        codes = np.unique((lo << k.bit_length(n)) | hi)
+    return group, mask, codes
+
+
+def _bit_sets(values, name, n, default):
+    """(n,) uint64 bit sets from ints in [0, 2**64); None: every one ``default``."""
+    if values is None:
+        return np.full(n, default, np.uint64)
+    # a list keeps Python's ints exact (numpy would make 2**64 - 1 beside 1 a float)
+    arr = values if isinstance(values, np.ndarray) else np.array(values, dtype=object)
+    if arr.dtype == object:
+        if not all(isinstance(x, numbers.Integral) and not isinstance(x, bool | np.bool_)
+                   for x in arr.ravel()):  # fmt: skip
+            raise TypeError(f"{name} must hold int bit sets")
+    elif not np.issubdtype(arr.dtype, np.integer):
+        raise TypeError(f"{name} must hold int bit sets, got {arr.dtype}")
+    if arr.shape != (n,):
+        raise ValueError(f"{name} must have shape ({n},), got {arr.shape}")
+    if n and (int(arr.min()) < 0 or int(arr.max()) > ALL_BITS):
+        raise ValueError(f"{name} must be in [0, 2**64)")
+    return np.array([int(x) for x in arr], np.uint64)
 
 
 def _as_boxes(boxes, name="boxes", dim=None):
