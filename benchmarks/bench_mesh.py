@@ -229,7 +229,36 @@ def _scene_rows(name, va, fa, vb, fb, n_poses, quick):
                 "first_call_ratio_vs_fcl": t_loop.mean() / (t_first[k] / len(poses)),
             }
         )
+    rows.append(_parallel_all_row(name, meshes_a["obb"], meshes_b["obb"], poses))
     return rows
+
+
+def _parallel_all_row(name, a, b, poses, repeats=5):
+    """``intersect_many(mode="all")`` on every numba thread against the same call on
+    one thread, interleaved, per pose (the issue's bar: 1.8x on 2 threads)."""
+    import numba
+
+    threads = numba.get_num_threads()
+    best = {1: np.inf, threads: np.inf}
+    answers = {}
+    try:
+        for _ in range(repeats):
+            for n in best:
+                numba.set_num_threads(n)
+                start = time.perf_counter()
+                answers[n] = a.intersect_many(b, poses, mode="all")
+                best[n] = min(best[n], time.perf_counter() - start)
+    finally:
+        numba.set_num_threads(threads)
+    assert np.array_equal(answers[1], answers[threads])
+    return {
+        "scene": name,
+        "query": f"all, {len(poses)} poses in one call, {threads} threads vs 1",
+        "node": "obb",
+        "hitbox_us": best[threads] / len(poses) * 1e6,
+        "hitbox_serial_us": best[1] / len(poses) * 1e6,
+        "ratio_vs_serial": best[1] / best[threads],
+    }
 
 
 def _loop_and_batches(one, batches, poses, repeats=10, calls=3):

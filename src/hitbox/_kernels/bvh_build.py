@@ -20,20 +20,28 @@ from numba import njit
 def primitive_bounds(points, boxes, centres):
     """Box and centre (mean of the points) of each point group; K = 0 gives the empty box
     and centre 0."""
-    n_pts = points.shape[1]
-    for p in range(len(points)):
-        for k in range(3):
-            lo = np.inf
-            hi = -np.inf
-            acc = 0.0
-            for v in range(n_pts):
-                x = points[p, v, k]
-                lo = min(lo, x)
-                hi = max(hi, x)
-                acc += x
-            boxes[p, 0, k] = lo
-            boxes[p, 1, k] = hi
-            centres[p, k] = acc / n_pts if n_pts > 0 else 0.0
+    framed_bounds(points, 0, len(points), np.eye(3), boxes, centres)
+
+
+@njit
+def framed_bounds(pts, lo, hi, frame, box, cen):
+    """Box and centre (mean of its points) of each point group of slots [lo, hi) in
+    ``frame``'s coordinates (its columns); K = 0 gives the empty box and centre 0."""
+    n_pts = pts.shape[1]
+    for s in range(lo, hi):
+        for a in range(3):
+            f0, f1, f2 = frame[0, a], frame[1, a], frame[2, a]
+            u_lo = np.inf
+            u_hi = -np.inf
+            u_sum = 0.0
+            for q in range(n_pts):
+                u = pts[s, q, 0] * f0 + pts[s, q, 1] * f1 + pts[s, q, 2] * f2
+                u_lo = min(u_lo, u)
+                u_hi = max(u_hi, u)
+                u_sum += u
+            box[s, 0, a] = u_lo
+            box[s, 1, a] = u_hi
+            cen[s, a] = u_sum / n_pts if n_pts > 0 else 0.0
 
 
 @njit

@@ -12,7 +12,7 @@ whatever the number of threads.
 import numpy as np
 from numba import njit, prange
 
-from hitbox._kernels.bvh_build import _half_area
+from hitbox._kernels.bvh_build import _half_area, framed_bounds
 from hitbox._kernels.bvh_fit import eigvecs_sym3
 
 #: Subtrees of at most this many primitives (or N/32, if larger) are built as tasks.
@@ -137,27 +137,6 @@ def _node_frame(pts, lo, hi, frame):
 
 
 @njit
-def _framed_bounds(pts, lo, hi, frame, box, cen):
-    """Each primitive's box and centre (mean of its points) in ``frame``'s coordinates;
-    like :func:`primitive_bounds`, K = 0 gives the empty box and centre 0."""
-    n_pts = pts.shape[1]
-    for s in range(lo, hi):
-        for a in range(3):
-            f0, f1, f2 = frame[0, a], frame[1, a], frame[2, a]
-            u_lo = np.inf
-            u_hi = -np.inf
-            u_sum = 0.0
-            for q in range(n_pts):
-                u = pts[s, q, 0] * f0 + pts[s, q, 1] * f1 + pts[s, q, 2] * f2
-                u_lo = min(u_lo, u)
-                u_hi = max(u_hi, u)
-                u_sum += u
-            box[s, 0, a] = u_lo
-            box[s, 1, a] = u_hi
-            cen[s, a] = u_sum / n_pts if n_pts > 0 else 0.0
-
-
-@njit
 def _sah_split(
     box, cen, pts, order, oriented, leaf_size, max_depth, n_bins,
     root, lo0, hi0, d0, node_first, node_count, n_nodes, task_min, tasks,
@@ -203,7 +182,7 @@ def _sah_split(
             continue
         if oriented:
             _node_frame(pts, lo, hi, frame)
-            _framed_bounds(pts, lo, hi, frame, box, cen)
+            framed_bounds(pts, lo, hi, frame, box, cen)
         for k in range(3):
             cb[0, k] = np.inf
             cb[1, k] = -np.inf

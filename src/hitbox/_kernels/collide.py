@@ -402,15 +402,18 @@ def _descend_typed(
 
 
 @njit(cache=True, nogil=True)
-def _collide_one(
+def collide(
     a_bv0, a_bv1, a_bv2, a_first, a_count, a_tris, a_sbox, a_depth, a_mag,
     b_bv0, b_bv1, b_bv2, b_first, b_count, b_tris, b_sbox, b_depth, b_mag,
     matrix, first_only,
 ):  # fmt: skip
     """Colliding triangle pairs of two trees, as (2, n) slot pairs; n = -1: not rigid.
 
-    ``a_tris``/``b_tris`` hold each tree's triangles in slot order, so a leaf's
-    triangles are contiguous in memory.
+    Each tree comes as the parts of :func:`node_parts` and its node_first, node_count,
+    triangles and triangle boxes in slot order, depth and :func:`node_magnitude`:
+    plain arrays and scalars only, because numba types a tuple argument in Python at
+    about a microsecond a call. ``a_tris``/``b_tris`` hold each tree's triangles in slot
+    order, so a leaf's triangles are contiguous in memory.
     """
     rot = np.empty((3, 3))
     trans = np.empty(3)
@@ -428,26 +431,6 @@ def _collide_one(
 
 
 @njit(cache=True, nogil=True)
-def collide(
-    a_bv0, a_bv1, a_bv2, a_first, a_count, a_tris, a_sbox, a_depth, a_mag,
-    b_bv0, b_bv1, b_bv2, b_first, b_count, b_tris, b_sbox, b_depth, b_mag,
-    matrix, first_only,
-):  # fmt: skip
-    """Colliding triangle pairs of two trees, as (2, n) slot pairs; n = -1: not rigid.
-
-    Each tree comes as the parts of :func:`node_parts` and its node_first, node_count,
-    triangles and triangle boxes in slot order, depth and :func:`node_magnitude`:
-    plain arrays and scalars only, because numba types a tuple argument in Python at
-    about a microsecond a call.
-    """
-    return _collide_one(
-        a_bv0, a_bv1, a_bv2, a_first, a_count, a_tris, a_sbox, a_depth, a_mag,
-        b_bv0, b_bv1, b_bv2, b_first, b_count, b_tris, b_sbox, b_depth, b_mag,
-        matrix, first_only,
-    )  # fmt: skip
-
-
-@njit(cache=True, nogil=True)
 def collide_any(
     a_bv0, a_bv1, a_bv2, a_first, a_count, a_tris, a_sbox, a_depth, a_mag,
     b_bv0, b_bv1, b_bv2, b_first, b_count, b_tris, b_sbox, b_depth, b_mag,
@@ -456,7 +439,7 @@ def collide_any(
     """:func:`collide` stopping at the first pair: 1 when one crosses, 0 if none, -1 when
     ``matrix`` is not rigid. Returns no array: boxing one back to Python costs more than
     a far pose's whole query."""
-    out, n = _collide_one(
+    out, n = collide(
         a_bv0, a_bv1, a_bv2, a_first, a_count, a_tris, a_sbox, a_depth, a_mag,
         b_bv0, b_bv1, b_bv2, b_first, b_count, b_tris, b_sbox, b_depth, b_mag,
         matrix, True,
@@ -468,11 +451,12 @@ def collide_any(
 def _many_serial(
     a_bv0, a_bv1, a_bv2, a_first, a_count, a_tris, a_sbox, a_depth, a_mag,
     b_bv0, b_bv1, b_bv2, b_first, b_count, b_tris, b_sbox, b_depth, b_mag,
-    rots, transes, first_only, counts,
+    rots, transes, first_only, counts, flat, total, first_pose,
 ):  # fmt: skip
     """:func:`collide_many` on one thread, in one pass: each pose's pairs are appended to
-    one growing buffer (no second walk), which wins below a few dozen poses or when the
-    machine's cores are busy.
+    ``flat`` (3, capacity) after its first ``total`` columns, grown as needed, numbered
+    from ``first_pose``; returns (flat, total). No pose is walked twice, which wins below
+    a few dozen poses or when the machine's cores are busy.
 
     With ``first_only``, poses are walked in order with a witness (Lin & Canny's temporal
     coherence): the last pose's crossing triangle pair is tested first, and when it still
@@ -480,11 +464,9 @@ def _many_serial(
     poses in contact nearly always share such a pair.
     """
     n_poses = len(rots)
-    flat = np.empty((3, 64), np.intp)
-    total = 0
     if len(a_first) == 0 or len(b_first) == 0:
         counts[:] = 0
-        return flat[:, :0]
+        return flat, total
     stack = np.empty((stack_rows(a_depth, b_depth), 2), np.intp)
     out = np.empty((2, 16), np.intp)
     witness_a = -1
@@ -513,11 +495,11 @@ def _many_serial(
             grown[:, :total] = flat[:, :total]
             flat = grown
         for q in range(n):
-            flat[0, total + q] = p
+            flat[0, total + q] = first_pose + p
             flat[1, total + q] = out[0, q]
             flat[2, total + q] = out[1, q]
         total += n
-    return flat[:, :total]
+    return flat, total
 
 
 @njit(cache=True, nogil=True)
@@ -527,11 +509,12 @@ def collide_many_serial(
     rots, transes, first_only, counts,
 ):  # fmt: skip
     """:func:`collide_many` on one thread (see :func:`_many_serial`)."""
-    return _many_serial(
+    flat, total = _many_serial(
         a_bv0, a_bv1, a_bv2, a_first, a_count, a_tris, a_sbox, a_depth, a_mag,
         b_bv0, b_bv1, b_bv2, b_first, b_count, b_tris, b_sbox, b_depth, b_mag,
-        rots, transes, first_only, counts,
+        rots, transes, first_only, counts, np.empty((3, 64), np.intp), 0, 0,
     )  # fmt: skip
+    return flat[:, :total]
 
 
 @njit(cache=True, nogil=True, parallel=True)
@@ -605,21 +588,11 @@ def _lane_pairs(
     for c in range(lane, n_chunks, lanes):
         lo = c * n_poses // n_chunks
         hi = (c + 1) * n_poses // n_chunks
-        flat = _many_serial(
+        buf, total = _many_serial(
             a_bv0, a_bv1, a_bv2, a_first, a_count, a_tris, a_sbox, a_depth, a_mag,
             b_bv0, b_bv1, b_bv2, b_first, b_count, b_tris, b_sbox, b_depth, b_mag,
-            rots[lo:hi], transes[lo:hi], False, counts[lo:hi],
+            rots[lo:hi], transes[lo:hi], False, counts[lo:hi], buf, total, lo,
         )  # fmt: skip
-        n = flat.shape[1]
-        if total + n > buf.shape[1]:
-            grown = np.empty((3, 2 * (total + n)), np.intp)
-            grown[:, :total] = buf[:, :total]
-            buf = grown
-        for q in range(n):
-            buf[0, total + q] = flat[0, q] + lo
-            buf[1, total + q] = flat[1, q]
-            buf[2, total + q] = flat[2, q]
-        total += n
     return buf[:, :total]
 
 
