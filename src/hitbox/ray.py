@@ -162,13 +162,18 @@ def cast_sphere(spheres, origins, directions=None, *, t_max=None, pairing="eleme
     -----
     The quadratic is solved in the stable form of Haines et al. (Ray Tracing Gems, ch. 7)
     after scaling the direction by its largest component, so huge and tiny directions
-    neither overflow nor lose the hit. Unlike the slab casts this is not exact: a ray
-    tangent to the sphere may hit or miss by rounding.
+    neither overflow nor lose the hit; inputs whose magnitudes leave [2**-400, 2**400] are
+    solved rescaled by one power of two (exact). Unlike the slab casts this is not exact:
+    a ray tangent to the sphere may hit or miss by rounding.
     """
     rays, single_r = _rays(origins, directions, t_max)
     spheres, single_b = v.as_spheres(spheres, dim=rays.origin.shape[1])
     o, d, tm = rays
     c, r = spheres
+    # positions, radii and directions scaled alike by a power of two: the same t
+    g = v.pow2_factor(c, r, o, d)
+    if g != 1.0:
+        c, r, o, d = g * c, g * r, g * o, g * d
     if _check_pairing(pairing, len(c), len(o), "spheres") == "all":
         return PairHits(*_kr.cast_sphere_all(c, r, o, d, tm))
     out = _empty_hits(len(c), len(o), o.shape[1])

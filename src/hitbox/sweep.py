@@ -86,6 +86,9 @@ def sphere_sphere(moving, stationary, displacement, *, displacement_b=None):
     Returns
     -------
     SweepHits; the normal is ``(c_a(t) - c_b) / |c_a(t) - c_b|``.
+
+    Inputs whose magnitudes leave [2**-400, 2**400] are solved rescaled by one power of
+    two (exact), so squares neither overflow nor vanish.
     """
     a, s1 = v.as_spheres(moving, "moving")
     b, s2 = v.as_spheres(stationary, "stationary", dim=a.center.shape[1])
@@ -93,6 +96,10 @@ def sphere_sphere(moving, stationary, displacement, *, displacement_b=None):
     n = _broadcast_len(moving=a.center, stationary=b.center, displacement=disp)
     out = _empty(n, a.center.shape[1])
     if n:
+        # positions, radii and motion scaled alike: the same t, the same normals
+        g = v.pow2_factor(a.center, a.radius, b.center, b.radius, disp)
+        if g != 1.0:
+            a, b, disp = _scaled(a, g), _scaled(b, g), g * disp
         _ks.sphere_sphere(a.center, a.radius, b.center, b.radius, disp, *out)
     return _squeeze(out, s1 and s2 and s3)
 
@@ -126,11 +133,18 @@ def sphere_aabb(spheres, boxes, displacement, *, displacement_b=None):
     n = _broadcast_len(spheres=sph.center, boxes=boxes, displacement=disp)
     out = _empty(n, dim)
     if n:
+        g = v.pow2_factor(sph.center, sph.radius, boxes, disp)
+        if g != 1.0:
+            sph, boxes, disp = _scaled(sph, g), g * boxes, g * disp
         _ks.sphere_aabb(sph.center, sph.radius, boxes, disp, *out)
     return _squeeze(out, s1 and s2 and s3)
 
 
 # -- helpers -----------------------------------------------------------------------------
+
+
+def _scaled(spheres, g):
+    return type(spheres)(g * spheres.center, g * spheres.radius)
 
 
 def _relative(displacement, displacement_b, dim):

@@ -1,0 +1,68 @@
+"""Scale: a problem and the same problem scaled by a power of two have the same answer
+(sweeps and sphere casts, whose squares would overflow near 2**600 or vanish near
+2**-540 without the rescaling of hitbox._validate.pow2_factor)."""
+
+import numpy as np
+import pytest
+
+import hitbox as hb
+from hitbox import _validate as v
+
+EXPONENTS = [-1000, -540, -300, 0, 300, 511, 600, 1000]
+
+
+def _sphere_problem(seed, n=300):
+    rng = np.random.default_rng(seed)
+    ca = rng.uniform(-4, 4, (n, 3))
+    cb = rng.uniform(-4, 4, (n, 3))
+    ra = rng.uniform(0.1, 1.0, n)
+    rb = rng.uniform(0.1, 1.0, n)
+    disp = rng.uniform(-6, 6, (n, 3))
+    return ca, ra, cb, rb, disp
+
+
+@pytest.mark.parametrize("k", EXPONENTS)
+def test_sphere_sweeps_are_scale_invariant(k):
+    ca, ra, cb, rb, disp = _sphere_problem(1)
+    base = hb.sweep.sphere_sphere((ca, ra), (cb, rb), disp)
+    s = np.ldexp(1.0, k)
+    got = hb.sweep.sphere_sphere((ca * s, ra * s), (cb * s, rb * s), disp * s)
+    assert 0 < base.hit.sum() < len(ca)
+    np.testing.assert_array_equal(got.hit, base.hit)
+    np.testing.assert_array_equal(got.t, base.t)
+    np.testing.assert_array_equal(got.normal, base.normal)
+
+
+@pytest.mark.parametrize("k", EXPONENTS)
+def test_sphere_box_sweeps_are_scale_invariant(k):
+    ca, ra, cb, rb, disp = _sphere_problem(2)
+    boxes = np.stack([cb - rb[:, None], cb + 2 * rb[:, None]], axis=1)
+    base = hb.sweep.sphere_aabb((ca, ra), boxes, disp)
+    s = np.ldexp(1.0, k)
+    got = hb.sweep.sphere_aabb((ca * s, ra * s), boxes * s, disp * s)
+    assert 0 < base.hit.sum() < len(ca)
+    np.testing.assert_array_equal(got.hit, base.hit)
+    np.testing.assert_array_equal(got.t, base.t)
+    np.testing.assert_array_equal(got.normal, base.normal)
+
+
+@pytest.mark.parametrize("k", EXPONENTS)
+@pytest.mark.parametrize("pairing", ["elementwise", "all"])
+def test_sphere_casts_are_scale_invariant(k, pairing):
+    ca, ra, cb, _, disp = _sphere_problem(3, 120)
+    base = hb.ray.cast_sphere((cb, ra), ca, disp, pairing=pairing)
+    s = np.ldexp(1.0, k)
+    got = hb.ray.cast_sphere((cb * s, ra * s), ca * s, disp * s, pairing=pairing)
+    n_hits = base.hit.sum() if pairing == "elementwise" else base.pairs.shape[1]
+    n_all = len(ca) if pairing == "elementwise" else len(ca) * len(cb)
+    assert 0 < n_hits < n_all
+    for name in base._fields:
+        np.testing.assert_array_equal(getattr(got, name), getattr(base, name))
+
+
+def test_pow2_factor_leaves_ordinary_scales_alone():
+    assert v.pow2_factor(np.array([1e-100, 1e100])) == 1.0
+    assert v.pow2_factor(np.array([np.inf, -np.inf, 0.0])) == 1.0
+    g = v.pow2_factor(np.array([3.0 * 2.0**600]), np.array([-1.0]))
+    assert g == 2.0**-602 and 0.5 <= 3.0 * 2.0**600 * g < 1.0
+    assert v.pow2_factor(np.array([2.0**-700])) == 2.0**699
