@@ -269,6 +269,20 @@ def test_random_rays_match_the_library(capsys, folder):
     assert status == 0 and "rays/s" in text and "1,000" in text
 
 
+def test_collide_inside_says_yes_for_nested_meshes(capsys, tmp_path):
+    for name, mesh in (
+        ("big", hitbox.shapes.icosphere(2.0, 2)),
+        ("small", hitbox.shapes.box()),
+    ):
+        trimesh.Trimesh(mesh.vertices, mesh.faces).export(tmp_path / f"{name}.stl")
+    big, small = tmp_path / "big.stl", tmp_path / "small.stl"
+    assert run_json(capsys, "collide", big, small)["collide"] is False
+    got = run_json(capsys, "collide", big, small, "--inside")
+    assert got["collide"] is True and got["inside"] is True
+    status, _, err = run(capsys, "collide", big, small, "--inside", "--all")
+    assert status == 1 and "--inside needs the any mode" in err
+
+
 @pytest.mark.parametrize(
     "rays, reason",
     [

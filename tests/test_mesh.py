@@ -665,3 +665,23 @@ def test_query_slack_covers_the_per_pair_rounding_bound(seed, scale):
     # the box test summed |d| once, the OBB test twice (d: the offset in a's model frame)
     assert slack >= REL_EPS * (ha.sum() + hb.sum() + np.abs(d).sum() + mag)
     assert slack >= REL_EPS * (ha.sum() + hb.sum() + 2 * np.abs(d).sum() + mag)
+
+
+@pytest.mark.parametrize("node", ["obb", "aabb", "sphere"])
+def test_many_poses_inside_equal_single_poses(node):
+    """intersect_many(inside=True) decides containment for every placement as
+    intersect(inside=True) does one at a time: nested, crossing and apart, both ways."""
+    big = hb.shapes.icosphere(2.0, 2, node=node)
+    little = hb.shapes.torus(300, 0.4, 0.15, node="obb")
+    rng = np.random.default_rng(4)
+    poses = np.tile(np.eye(4), (90, 1, 1))
+    poses[:, :3, 3] = rng.normal(size=(90, 3)) * rng.uniform(0.0, 3.0, (90, 1))
+    for a, b, placements in ((big, little, poses), (little, big, np.linalg.inv(poses))):
+        many = a.intersect_many(b, placements, inside=True)
+        single = [a.intersect(b, T, inside=True) for T in placements]
+        surface = a.intersect_many(b, placements)
+        np.testing.assert_array_equal(many, single)
+        assert (many & ~surface).any() and (~many).any() and surface.any()
+    with pytest.raises(ValueError, match="inside=True needs mode='any'"):
+        big.intersect_many(little, poses, mode="all", inside=True)
+    assert not big.intersect_many(little, poses[:0], inside=True).size

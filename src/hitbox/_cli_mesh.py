@@ -37,13 +37,18 @@ def _two_meshes(args, step):
 
 
 def _collide(args):
+    if args.all and getattr(args, "inside", False):
+        raise _Failure("--inside needs the any mode: containment has no triangle pairs")
     with _progress(args, 4) as step:
         a, b, a_s, b_s, pose_a, pose_b, relative = _two_meshes(args, step)
         mode = "all" if args.all else "any"
+        inside = bool(getattr(args, "inside", False)) and not args.all
         step("first query (compiles on a first run)")
-        result, first_s = _timed(a.intersect, b, relative, mode=mode)
+        result, first_s = _timed(a.intersect, b, relative, mode=mode, inside=inside)
         step("timing warm queries")
-        best_s, repeats = _best_time(lambda: a.intersect(b, relative, mode=mode))
+        best_s, repeats = _best_time(
+            lambda: a.intersect(b, relative, mode=mode, inside=inside)
+        )
         pairs = result if args.all else None
         if args.view and pairs is None:
             pairs = a.intersect(b, relative, mode="all")
@@ -56,6 +61,7 @@ def _collide(args):
         "pose_b": pose_b.tolist(),
         "collide": collides,
         "mode": mode,
+        "inside": inside,
         "time": {"first_call_s": first_s, "query_s": best_s, "repeats": repeats},
     }
     if args.all:

@@ -134,6 +134,12 @@ def build_parser():
         action="store_true",
         help="find every colliding triangle pair, not just whether any",
     )
+    collide.add_argument(
+        "--inside",
+        action="store_true",
+        help="also say yes when one closed mesh lies wholly inside the other "
+        "(not with --all: containment has no triangle pairs)",
+    )
     _node_option(collide)
     collide.add_argument(
         "--view",

@@ -231,7 +231,7 @@ class TriangleMesh:
             sorted.
         inside : bool
             With ``mode="any"``: also True when one closed mesh lies wholly inside the other
-            without the surfaces crossing (a vertex of each is tested by winding number).
+            without the surfaces crossing (a vertex of each tested by :meth:`contains`).
 
         Touching (a shared point, edge or face) counts as intersecting.
         """
@@ -276,7 +276,7 @@ class TriangleMesh:
         )
         return Contacts(faces, seg)
 
-    def intersect_many(self, other, transforms, *, mode="any"):
+    def intersect_many(self, other, transforms, *, mode="any", inside=False):
         """K placements of ``other`` in one call, in parallel over the placements.
 
         Parameters
@@ -284,6 +284,10 @@ class TriangleMesh:
         transforms : (K, 4, 4) float
             Rigid maps from ``other``'s frame into this mesh's frame.
         mode : {"any", "all"}
+        inside : bool
+            With ``mode="any"``: also True where one closed mesh lies wholly inside the
+            other without the surfaces crossing, as :meth:`intersect` decides it (one
+            vertex of each tested by :meth:`contains`, batched over the placements).
 
         Returns
         -------
@@ -291,6 +295,10 @@ class TriangleMesh:
         other's face), sorted.
         """
         mode = v.check_choice(mode, "mode", MODES)
+        if inside and mode != "any":
+            raise ValueError(
+                "inside=True needs mode='any': containment has no triangle pairs"
+            )
         a, b = self._pair(other)
         rots, transes, _ = v.as_transforms(transforms, "transforms", rigid=True)
         counts = np.zeros(len(rots), np.intp)
@@ -304,7 +312,10 @@ class TriangleMesh:
                 *a._args, *b._args, rots, transes, mode == "any", counts
             )
         if mode == "any":
-            return counts > 0
+            hit = counts > 0
+            if inside:
+                hit |= self._contains_many(other, rots, transes, ~hit)
+            return hit
         faces = np.stack(
             [flat[0], a.bvh.prim_order[flat[1]], b.bvh.prim_order[flat[2]]]
         ).reshape(3, -1)
@@ -558,16 +569,28 @@ class TriangleMesh:
         out[q[touching]] = True
         return out
 
+    def _contains_many(self, other, rots, transes, apart):
+        """For the placements flagged ``apart`` (no surface crossing): is one mesh inside
+        the other? One vertex of each decides, by :meth:`contains`, batched."""
+        out = np.zeros(len(rots), bool)
+        if not self.n_faces or not other.n_faces or not apart.any():
+            return out
+        k = np.flatnonzero(apart)
+        rot, trans = rots[k], transes[k]
+        out[k] = self.contains(_apply_each(rot, trans, other._slot_tris[0, 0]))
+        rest = np.flatnonzero(~out[k])
+        if len(rest):  # A's vertex in B's frame: rot^T x - rot^T trans
+            back = np.swapaxes(rot[rest], 1, 2)
+            shift = -_apply_each(back, np.zeros((len(rest), 3)), trans[rest], each=True)
+            out[k[rest]] = other.contains(_apply_each(back, shift, self._slot_tris[0, 0]))
+        return out
+
     def _contains_one(self, other, matrix):
-        """No surface crossing: is one mesh inside the other? One vertex of each decides."""
-        if not self.n_faces or not other.n_faces:
-            return False
+        """No surface crossing: is one mesh inside the other? (:meth:`_contains_many`)"""
         rot, trans = v.as_transform(matrix, "transform", rigid=True)
-        b_vertex = _apply(rot, trans, other._slot_tris[0, :1])
-        if self.contains(b_vertex[0]):
-            return True
-        a_vertex = _apply(rot.T, -(rot.T @ trans), self._slot_tris[0, :1])
-        return bool(other.contains(a_vertex[0]))
+        return bool(
+            self._contains_many(other, rot[None], trans[None], np.ones(1, bool))[0]
+        )
 
 
 _EYE = np.eye(4)
@@ -615,6 +638,19 @@ def _apply(rot, trans, points):
     from hitbox import _affine
 
     return _affine.apply(rot, trans, points)
+
+
+def _apply_each(rots, transes, points, each=False):
+    """(K, 3): ``rots[k] @ x + transes[k]`` for one point x (or x = points[k] with
+    ``each``), summed left to right as :func:`hitbox._affine.apply` sums."""
+    x = points if each else np.broadcast_to(points, (len(rots), 3))
+    out = np.empty((len(rots), 3))
+    for r in range(3):
+        acc = transes[:, r].copy()
+        for c in range(3):
+            acc = acc + rots[:, r, c] * x[:, c]
+        out[:, r] = acc
+    return out
 
 
 def _slots(prim_order, faces):
