@@ -83,18 +83,7 @@ def as_float(value, name, finite=False):
 
 def as_points(points, name="points", dim=None, finite=False):
     """Return ((N, D) float64, was_single) for points; a single ``(D,)`` point is legal."""
-    arr = _real_array(points, name)
-    single = arr.ndim == 1
-    arr = arr[None] if single else arr
-    if arr.ndim != 2 or not 1 <= arr.shape[1] <= 3:
-        raise ValueError(
-            f"{name} must have shape (N, D) or (D,) with D in 1..3, got {np.shape(points)}"
-        )
-    if dim is not None and arr.shape[1] != dim:
-        raise ValueError(
-            f"{name} must have D = {dim} columns, got shape {np.shape(points)}"
-        )
-    arr = np.ascontiguousarray(arr, dtype=np.float64)
+    arr, single = _stacked(points, name, 2, "(N, D) or (D,)", dim)
     (_finite if finite else _no_nan)(arr, name)
     return arr, single
 
@@ -104,18 +93,24 @@ def as_point_groups(groups, name="points", dim=None):
 
     A single group ``(K, D)`` is legal. K = 0 is legal: every group is then empty.
     """
-    arr = _real_array(groups, name)
-    single = arr.ndim == 2
-    arr = arr[None] if single else arr
-    if arr.ndim != 3 or not 1 <= arr.shape[2] <= 3:
-        raise ValueError(
-            f"{name} must have shape (P, K, D) or (K, D) with D in 1..3, got {np.shape(groups)}"
-        )
-    if dim is not None and arr.shape[2] != dim:
-        raise ValueError(f"{name} must have D = {dim}, got shape {np.shape(groups)}")
-    arr = np.ascontiguousarray(arr, dtype=np.float64)
+    arr, single = _stacked(groups, name, 3, "(P, K, D) or (K, D)", dim)
     _finite(arr, name)
     return arr, single
+
+
+def _stacked(value, name, ndim, shapes, dim):
+    """(C-contiguous float64 array of ``ndim`` dimensions, was_single): one item of
+    ``ndim - 1`` dimensions is legal; the last axis is D in 1..3 (= ``dim`` if given)."""
+    arr = _real_array(value, name)
+    single = arr.ndim == ndim - 1
+    arr = arr[None] if single else arr
+    if arr.ndim != ndim or not 1 <= arr.shape[-1] <= 3:
+        raise ValueError(
+            f"{name} must have shape {shapes} with D in 1..3, got {np.shape(value)}"
+        )
+    if dim is not None and arr.shape[-1] != dim:
+        raise ValueError(f"{name} must have D = {dim}, got shape {np.shape(value)}")
+    return np.ascontiguousarray(arr, dtype=np.float64), single
 
 
 def canonical_empty(arr):

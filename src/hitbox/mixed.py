@@ -290,22 +290,13 @@ def _args(kind, data):
     return (data,)
 
 
-_ELEM = {
-    ("sphere", "aabb"): _km.overlap_sphere_aabb,
-    ("sphere", "kdop"): _km.overlap_sphere_kdop,
-    ("sphere", "obb"): _km.overlap_sphere_obb,
-    ("aabb", "kdop"): _km.overlap_aabb_kdop,
-    ("aabb", "obb"): _km.overlap_aabb_obb,
-    ("kdop", "obb"): _km.overlap_kdop_obb,
-}
-_FILTER = {
-    ("sphere", "aabb"): _km.filter_sphere_aabb,
-    ("sphere", "kdop"): _km.filter_sphere_kdop,
-    ("sphere", "obb"): _km.filter_sphere_obb,
-    ("aabb", "kdop"): _km.filter_aabb_kdop,
-    ("aabb", "obb"): _km.filter_aabb_obb,
-    ("kdop", "obb"): _km.filter_kdop_obb,
-}
+# the kernels of each cross-kind pair: overlap_<a>_<b> (elementwise), filter_<a>_<b>
+_KIND_PAIRS = (
+    ("sphere", "aabb"), ("sphere", "kdop"), ("sphere", "obb"),
+    ("aabb", "kdop"), ("aabb", "obb"), ("kdop", "obb"),
+)  # fmt: skip
+_ELEM = {pair: getattr(_km, "overlap_{}_{}".format(*pair)) for pair in _KIND_PAIRS}
+_FILTER = {pair: getattr(_km, "filter_{}_{}".format(*pair)) for pair in _KIND_PAIRS}
 
 
 def _overlap_elem(ka, a, name_a, kb, b, name_b):

@@ -486,6 +486,29 @@ def _project_seed(px, py, pz, mu0, mu1, mu2, v, lo, hi, seeds, m):
 
 
 @njit
+def moment_sums(pts, lo, hi, o0, o1, o2):
+    """Sums over every point p of slots [lo, hi) of d = p - o and of d d^T: (s0, s1, s2,
+    sxx, sxy, sxz, syy, syz, szz), in slot and point order."""
+    s0 = s1 = s2 = 0.0
+    sxx = sxy = sxz = syy = syz = szz = 0.0
+    for s in range(lo, hi):
+        for q in range(pts.shape[1]):
+            d0 = pts[s, q, 0] - o0
+            d1 = pts[s, q, 1] - o1
+            d2 = pts[s, q, 2] - o2
+            s0 += d0
+            s1 += d1
+            s2 += d2
+            sxx += d0 * d0
+            sxy += d0 * d1
+            sxz += d0 * d2
+            syy += d1 * d1
+            syz += d1 * d2
+            szz += d2 * d2
+    return s0, s1, s2, sxx, sxy, sxz, syy, syz, szz
+
+
+@njit
 def _project_slots(slot_pts, lo_s, hi_s, mu0, mu1, mu2, v, lo, hi, seeds, m):
     for s in range(lo_s, hi_s):
         for q in range(slot_pts.shape[1]):

@@ -16,6 +16,7 @@ from hitbox._kernels.bvh_fit import (
     _project_slots,
     _world_extremes,
     eigvecs_sym3,
+    moment_sums,
     spans,
 )
 
@@ -111,29 +112,14 @@ def _fit_obb_node(
     if node_count[m] > 0:
         c = node_count[m] * n_pts
         cnt[m] = c
-        mu0 = 0.0
-        mu1 = 0.0
-        mu2 = 0.0
-        for s in range(f, f + node_count[m]):
-            for q in range(n_pts):
-                mu0 += slot_pts[s, q, 0]
-                mu1 += slot_pts[s, q, 1]
-                mu2 += slot_pts[s, q, 2]
+        # two passes, the mean and then the scatter about it (accurate far from 0)
+        mu0, mu1, mu2 = moment_sums(slot_pts, f, f + node_count[m], 0.0, 0.0, 0.0)[:3]
         mu0 /= c
         mu1 /= c
         mu2 /= c
-        sxx = sxy = sxz = syy = syz = szz = 0.0
-        for s in range(f, f + node_count[m]):
-            for q in range(n_pts):
-                d0 = slot_pts[s, q, 0] - mu0
-                d1 = slot_pts[s, q, 1] - mu1
-                d2 = slot_pts[s, q, 2] - mu2
-                sxx += d0 * d0
-                sxy += d0 * d1
-                sxz += d0 * d2
-                syy += d1 * d1
-                syz += d1 * d2
-                szz += d2 * d2
+        _, _, _, sxx, sxy, sxz, syy, syz, szz = moment_sums(
+            slot_pts, f, f + node_count[m], mu0, mu1, mu2
+        )
         mean[m, 0], mean[m, 1], mean[m, 2] = mu0, mu1, mu2
         scat[m, 0], scat[m, 1], scat[m, 2] = sxx, sxy, sxz
         scat[m, 3], scat[m, 4], scat[m, 5] = syy, syz, szz

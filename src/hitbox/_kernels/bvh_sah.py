@@ -13,7 +13,7 @@ import numpy as np
 from numba import njit, prange
 
 from hitbox._kernels.bvh_build import _half_area, framed_bounds
-from hitbox._kernels.bvh_fit import eigvecs_sym3
+from hitbox._kernels.bvh_fit import eigvecs_sym3, moment_sums
 
 #: Subtrees of at most this many primitives (or N/32, if larger) are built as tasks.
 TASK_MIN = 2048
@@ -111,22 +111,7 @@ def _node_frame(pts, lo, hi, frame):
                 frame[p, q] = 1.0 if p == q else 0.0
         return
     o0, o1, o2 = pts[lo, 0, 0], pts[lo, 0, 1], pts[lo, 0, 2]
-    m0 = m1 = m2 = 0.0
-    sxx = sxy = sxz = syy = syz = szz = 0.0
-    for s in range(lo, hi):
-        for q in range(n_pts):
-            d0 = pts[s, q, 0] - o0
-            d1 = pts[s, q, 1] - o1
-            d2 = pts[s, q, 2] - o2
-            m0 += d0
-            m1 += d1
-            m2 += d2
-            sxx += d0 * d0
-            sxy += d0 * d1
-            sxz += d0 * d2
-            syy += d1 * d1
-            syz += d1 * d2
-            szz += d2 * d2
+    m0, m1, m2, sxx, sxy, sxz, syy, syz, szz = moment_sums(pts, lo, hi, o0, o1, o2)
     m0 /= c
     m1 /= c
     m2 /= c
