@@ -324,7 +324,8 @@ _NO_PART.flags.writeable = False
 
 def node_parts(bv):
     """A node table as three arrays (slab set, its box part, unused), (centre, radius,
-    unused) or (centre, half, rot): what the entry kernels take, see :func:`collide`.
+    unused) or (centre, half, rot): what the entry kernels take, see
+    :func:`hitbox._kernels.collide.collide`.
 
     The box part of a k-DOP table is a contiguous copy of its x, y, z slabs: under a
     rotation its nodes are tested as their boxes (:func:`_slabs_xf`), and reading them
@@ -470,5 +471,6 @@ def query_slack(trans, a_mag, b_mag):
 def stack_rows(a_depth, b_depth):
     """Rows of the traversal stack: each step down pops one pair and pushes at most
     four, a path from the root pairs takes at most a_depth + b_depth steps, and a leaf
-    walk (:func:`_box_walk`) runs above that, at most one tree deep."""
+    walk (:func:`hitbox._kernels.collide._box_walk`) runs above that, at most one tree
+    deep."""
     return 4 * (a_depth + b_depth) + 6

@@ -215,7 +215,8 @@ def _verdict(
     now,
     threshold,
 ):
-    """(verdict, wake-up time) of pair (i, j); see :func:`pretreat`."""
+    """(verdict, wake-up time) of pair (i, j) in the pretreatment of
+    :func:`hitbox._kernels.scene.step`."""
     key = (i << 32) | j
     if (group[i] & mask[j]) == 0 or (group[j] & mask[i]) == 0:
         return FILTERED, 0.0
