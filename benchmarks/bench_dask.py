@@ -9,13 +9,15 @@ the per-chunk overhead (time of tasks of 1 pose each, per task); the bytes a wor
 receives for the meshes (their pickle, sent once per worker).
 
 Projection to 100 workers, from one run on a 2-core machine (10^6 poses, chunks of
-125,000): the per-task overhead measured 4-6 ms against ~0.16 s of one-core work per
-chunk (2-4 %), and 2 one-thread workers ran 1.83x one. At the default POSE_CHUNK of
-200,000 poses (~0.26 s per core) the overhead is ~2 %, so 100 one-core workers should
-reach ~95x one worker's rate once there are a few chunks per worker (10^9 poses are 5,000
-chunks); the scheduler's own cost (~1 ms per task, serial) bounds it near 1,000 chunks/s,
-about 2.6x the ~380 chunks/s 100 workers finish. Each worker receives the meshes once
-(``mesh_bytes_per_worker``, 2.1 MB for the two 5k tori). Not measured beyond 2 workers.
+100,000, five a worker, so an uneven split costs little): the per-task overhead
+measured 3-8 ms of core time against ~0.13 s of one-core work per chunk (2-5 %), 2
+one-thread workers ran 1.85x one and 0.94x the in-process call on both cores. At the
+default POSE_CHUNK of 200,000 poses (~0.26 s per core) the overhead is 1-3 %, so 100
+one-core workers should reach ~95x one worker's rate once there are a few chunks per
+worker (10^9 poses are 5,000 chunks); the scheduler's own cost (~1 ms per task,
+serial) bounds it near 1,000 chunks/s, about 2.6x the ~380 chunks/s 100 workers
+finish. Each worker receives the meshes once (``mesh_bytes_per_worker``, 2.1 MB for
+the two 5k tori). Not measured beyond 2 workers.
 """
 
 import os
@@ -64,7 +66,7 @@ def run(quick=False):
     }]  # fmt: skip
     mesh_bytes = len(pickle.dumps((a, b)))
     rates = {}
-    chunk = min(hd.POSE_CHUNK, n // 8)
+    chunk = min(hd.POSE_CHUNK, n // 10)  # 5 chunks a worker: an uneven split costs little
     for workers, env in ((1, {"NUMBA_NUM_THREADS": "1"}), (1, {}), (2, {})):
         key = (workers, bool(env))
         with hd.local_cluster(workers, env=env) as client:
@@ -96,6 +98,9 @@ def run(quick=False):
                 "poses_per_s": n / seconds, "chunks": chunks, "chunk": chunk,
                 "per_task_overhead_s": per_task,
                 "overhead_fraction": per_task * chunks / (seconds * workers),
+                # the same overhead against a default-sized chunk's one-core work
+                "overhead_at_default_chunk": per_task
+                / (hd.POSE_CHUNK * here * (os.cpu_count() or 1) / n),
                 "mesh_bytes_per_worker": mesh_bytes,
             })  # fmt: skip
     rows.append({

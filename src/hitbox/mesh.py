@@ -303,7 +303,9 @@ class TriangleMesh:
         rots, transes, _ = v.as_transforms(transforms, "transforms", rigid=True)
         counts = np.zeros(len(rots), np.intp)
         threads = numba.get_num_threads()
-        if len(rots) >= PARALLEL_MIN_POSES and threads > 1:
+        # the any mode takes the dealt-chunk kernel on one thread too: measured 13-15 %
+        # faster per pose than the plain serial loop on 2*10^5 random poses
+        if len(rots) >= PARALLEL_MIN_POSES and (threads > 1 or mode == "any"):
             flat = _collide.collide_many(
                 *a._args, *b._args, rots, transes, mode == "any", counts, threads
             )
