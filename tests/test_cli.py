@@ -673,3 +673,37 @@ def test_points_signed_distances_faces_and_inside(capsys, folder, tmp_path):
     np.save(tmp_path / "nan.npy", np.array([[0.0, 0, np.nan]]))
     status, _, err = run(capsys, "points", folder / "ball.ply", tmp_path / "nan.npy")
     assert status == 1 and "point 0" in err
+
+
+def test_points_and_rays_from_zarr_stores(capsys, folder, tmp_path):
+    zarr = pytest.importorskip("zarr")
+    pts = np.random.default_rng(5).uniform(-1.5, 1.5, (300, 3))
+    zarr.save_array(str(tmp_path / "p.zarr"), pts)
+    np.save(tmp_path / "p.npy", pts)
+    from_zarr = run_json(capsys, "points", folder / "ball.ply", tmp_path / "p.zarr")
+    from_npy = run_json(capsys, "points", folder / "ball.ply", tmp_path / "p.npy")
+    assert from_zarr["signed_distance"] == from_npy["signed_distance"]
+    assert from_zarr["points"] == 300
+    rng = np.random.default_rng(6)
+    rays = np.hstack([rng.uniform(-3, 3, (400, 3)), rng.normal(size=(400, 3))])
+    zarr.save_array(str(tmp_path / "r.zarr"), rays)
+    got = run_json(
+        capsys, "raycast", folder / "ball.ply", "--from-npy", tmp_path / "r.zarr"
+    )
+    mesh = files.load_mesh(folder / "ball.ply")
+    assert got["hits"] == int(mesh.raycast(rays[:, :3], rays[:, 3:]).hit.sum()) > 0
+    # the same checks as a .npy file's, naming the store
+    bad = rays.copy()
+    bad[7, 4] = np.nan
+    zarr.save_array(str(tmp_path / "bad.zarr"), bad)
+    status, _, err = run(capsys, "raycast", folder / "ball.ply", "--from-npy",
+                         tmp_path / "bad.zarr")  # fmt: skip
+    assert status == 1 and "bad.zarr" in err and "ray 7" in err
+    zarr.save_array(str(tmp_path / "wide.zarr"), np.zeros((4, 5)))
+    status, _, err = run(capsys, "points", folder / "ball.ply", tmp_path / "wide.zarr")
+    assert status == 1 and "(N, 3)" in err
+    status, _, err = run(capsys, "points", folder / "ball.ply", tmp_path / "none.zarr")
+    assert status == 1 and "no such zarr store" in err
+    zarr.open_group(str(tmp_path / "group.zarr"), mode="w")
+    status, _, err = run(capsys, "points", folder / "ball.ply", tmp_path / "group.zarr")
+    assert status == 1 and "group" in err

@@ -33,6 +33,7 @@ LAYERS = {
     "demo": 9,
     "report": 8,
     "files": 8,
+    "array_files": 8,
     "dask": 8,
     "view": 8,
     "warmup": 8,

@@ -82,8 +82,8 @@ def test_numbers_beyond_float64_and_complex_poses_are_refused():
 
 
 def test_rays_from_an_npz_archive_are_refused(tmp_path):
-    from hitbox import files
+    from hitbox import array_files, files
 
     np.savez(tmp_path / "rays.npz", rays=np.zeros((2, 6)))
     with pytest.raises(files.FileError, match="archive"):
-        files.load_rays(tmp_path / "rays.npz")
+        array_files.load_rays(tmp_path / "rays.npz")

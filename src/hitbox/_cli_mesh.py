@@ -107,7 +107,7 @@ def _collide(args):
 def _raycast(args):
     import numpy as np
 
-    from hitbox import files
+    from hitbox import array_files, files
 
     on_cluster = args.scheduler is not None or args.workers is not None
     with _progress(args, 2 if on_cluster else 4) as step:
@@ -115,7 +115,7 @@ def _raycast(args):
         mesh, load_s = _timed(files.load_mesh, args.mesh, node=args.node)
         step("making rays")
         if args.from_npy:
-            origins, directions = files.load_rays(args.from_npy)
+            origins, directions = array_files.load_rays(args.from_npy)
             source = str(args.from_npy)
         else:
             n = 100_000 if args.rays is None else args.rays
@@ -445,14 +445,14 @@ def _distance(args):
 def _points(args):
     import numpy as np
 
-    from hitbox import files
+    from hitbox import array_files, files
 
     on_cluster = args.scheduler is not None or args.workers is not None
     with _progress(args, 3) as step:
         step(f"reading {args.mesh}")
         mesh, load_s = _timed(files.load_mesh, args.mesh, node=args.node)
         step(f"reading {args.points}")
-        points = files.load_points(args.points)
+        points = array_files.load_points(args.points)
         if not on_cluster:
             step("closest points and inside tests (compiles on a first run)")
             start = time.perf_counter()

@@ -3,7 +3,7 @@
     hitbox demo                         the tour (``make demo``)
     hitbox collide A.stl B.stl          do two meshes touch? which triangles? how fast?
     hitbox distance A.stl B.stl         how far apart, the closest points and faces
-    hitbox points MESH POINTS.npy       closest points, signed distances, inside tests
+    hitbox points MESH POINTS           closest points, signed distances, inside tests
     hitbox raycast MESH --rays N        random (or given) rays at a mesh: hits, rays/s
     hitbox info MESH                    sizes, fitted volumes, the chosen kind, tree stats
     hitbox bench                        the benchmark suite: table of ratios, CSV, plot
@@ -185,7 +185,9 @@ def build_parser():
         "point is inside (on the surface counts).",
     )
     points.add_argument("mesh", metavar="MESH", help="mesh file")
-    points.add_argument("points", metavar="POINTS.npy", help="(N, 3) points")
+    points.add_argument(
+        "points", metavar="POINTS", help="(N, 3) points: a .npy file or a .zarr store"
+    )
     points.add_argument(
         "--out",
         metavar="OUT.npy",
@@ -210,7 +212,9 @@ def build_parser():
         "--rays", type=_count1, metavar="N", help="number of random rays (default 100000)"
     )
     rays.add_argument(
-        "--from-npy", metavar="RAYS.npy", help="rays from a (N, 6) .npy file"
+        "--from-npy",
+        metavar="RAYS",
+        help="rays from a (N, 6) .npy file or .zarr store",
     )
     raycast.add_argument(
         "--mode",

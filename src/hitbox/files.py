@@ -51,7 +51,6 @@ __all__ = [
     "read_mesh",
     "load_scene",
     "scene_from_file",
-    "load_rays",
     "pose_matrix",
 ]
 
@@ -274,64 +273,6 @@ def scene_from_file(path, **options):
         for obj in load_scene(path)
     ]
     return scene, ids
-
-
-def load_points(path):
-    """Points from a ``.npy`` file of shape ``(N, 3)``: (N, 3) float64.
-
-    Raises
-    ------
-    FileError
-        Missing or unreadable, an archive, wrong shape or dtype, or a non-finite value
-        (naming the first bad row).
-    """
-    return _rows(path, "points", "point", 3, "")
-
-
-def load_rays(path):
-    """Rays from a ``.npy`` file of shape ``(N, 6)``: origin x y z, direction x y z.
-
-    Returns
-    -------
-    origins, directions : (N, 3) float each
-
-    Raises
-    ------
-    FileError
-        Missing or unreadable, wrong shape or dtype, a non-finite value or a zero
-        direction (naming the first bad row).
-    """
-    arr = _rows(path, "rays", "ray", 6, " (origin xyz, direction xyz)")
-    zero = ~(arr[:, 3:] != 0).any(axis=1)
-    if zero.any():
-        raise FileError(f"{path}: ray {int(np.argmax(zero))} has a zero direction")
-    return np.ascontiguousarray(arr[:, :3]), np.ascontiguousarray(arr[:, 3:])
-
-
-def _rows(path, what, one, width, columns):
-    """A finite (N, width) float64 array from one ``.npy`` file, or FileError naming
-    the problem (``what``/``one``: plural and singular in the message)."""
-    path = _existing(path)
-    try:
-        arr = np.load(path, allow_pickle=False)
-    except (OSError, ValueError) as exc:
-        raise FileError(f"{path}: not a readable .npy array ({_one_line(exc)})") from None
-    if not isinstance(arr, np.ndarray):  # an .npz archive of arrays
-        arr.close()
-        raise FileError(f"{path}: {what} must be one .npy array, got an .npz archive")
-    if arr.dtype.kind not in "iuf":
-        raise FileError(f"{path}: {what} must be a real-valued array, got {arr.dtype}")
-    if arr.ndim != 2 or arr.shape[1] != width:
-        raise FileError(
-            f"{path}: {what} must have shape (N, {width}){columns}, got {arr.shape}"
-        )
-    arr = np.ascontiguousarray(arr, np.float64)
-    bad = ~np.isfinite(arr).all(axis=1)
-    if bad.any():
-        raise FileError(
-            f"{path}: {one} {int(np.argmax(bad))} has a NaN or infinite value"
-        )
-    return arr
 
 
 def pose_matrix(value):
