@@ -13,6 +13,7 @@ LAYERS = {
     "_kernels": 1,
     "_validate": 1,
     "aabb": 2,
+    "poses": 2,
     "kdop": 3,
     "sphere": 3,
     "obb": 3,
