@@ -685,3 +685,27 @@ def test_many_poses_inside_equal_single_poses(node):
     with pytest.raises(ValueError, match="inside=True needs mode='any'"):
         big.intersect_many(little, poses, mode="all", inside=True)
     assert not big.intersect_many(little, poses[:0], inside=True).size
+
+
+@pytest.mark.parametrize("node", ["obb", "aabb", "sphere", "kdop18"])
+@pytest.mark.parametrize("scale", [2.5, 0.01, (1.0, 2.0, 0.5)])
+def test_scaled_instances_keep_the_topology_and_answer_exactly(node, scale):
+    mesh = hb.shapes.torus(600, node=node)
+    big = mesh.scaled(scale)
+    assert big.bvh.node_first is mesh.bvh.node_first  # the topology is shared
+    np.testing.assert_array_equal(big.vertices, mesh.vertices * np.asarray(scale))
+    big.bvh.validate(big.triangles)
+    fresh = TriangleMesh(big.vertices, big.faces, node=node)
+    for T in poses(12, 9, reach=3.0 * np.max(scale)):
+        np.testing.assert_array_equal(
+            big.intersect(mesh, T, mode="all"), fresh.intersect(mesh, T, mode="all")
+        )
+
+
+@pytest.mark.parametrize(
+    "scale, error", [(0.0, ValueError), (-1.0, ValueError), ((1.0, 2.0), ValueError),
+                     (np.nan, ValueError), ("big", TypeError)]
+)  # fmt: skip
+def test_bad_scales_are_refused(scale, error):
+    with pytest.raises(error, match="scale"):
+        hb.shapes.box().scaled(scale)

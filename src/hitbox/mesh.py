@@ -185,6 +185,19 @@ class TriangleMesh:
         tris = verts[faces] if len(faces) else np.zeros((0, 3, 3))
         return TriangleMesh(verts, faces, bvh=self.bvh.refit(tris))
 
+    def scaled(self, scale):
+        """A scaled instance: vertices times ``scale`` (a number or one per axis, > 0),
+        the same faces and tree topology, the volumes refitted (:meth:`deformed`), not a
+        new build."""
+        factor = np.asarray(v.as_float(scale, "scale", finite=True), dtype=np.float64)
+        if factor.shape not in ((), (3,)):
+            raise ValueError(
+                f"scale must be a number or 3 numbers, got shape {factor.shape}"
+            )
+        if (factor <= 0).any():
+            raise ValueError(f"scale must be > 0, got {factor.tolist()}")
+        return self.deformed(self.vertices * factor)
+
     def with_tree(self, node=NODE, method=None, leaf_size=None):
         """The same mesh with a tree of another kind or build."""
         return TriangleMesh(
