@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 import hitbox as hb
 from hitbox import _validate as v
-from hitbox._kernels import collide as _collide
+from hitbox._kernels import collide_many as _collide_many
 from hitbox._torus import torus_mesh
 from hitbox.bvh import METHODS
 from hitbox.mesh import TriangleMesh
@@ -373,7 +373,7 @@ def test_parallel_many_poses_answer_every_pose_once(small, n_poses, first_only):
     placements = poses(n_poses, 11, reach=2.5)
     rots, transes, _ = v.as_transforms(placements)
     expected = np.full(n_poses, -7, np.intp)
-    serial = _collide.collide_many_serial(
+    serial = _collide_many.collide_many_serial(
         *mesh._args, *mesh._args, rots, transes, first_only, expected
     )
     assert (expected >= 0).all()
@@ -384,7 +384,7 @@ def test_parallel_many_poses_answer_every_pose_once(small, n_poses, first_only):
                 continue
             numba.set_num_threads(n_threads)
             counts = np.full(n_poses, -7, np.intp)
-            flat = _collide.collide_many(
+            flat = _collide_many.collide_many(
                 *mesh._args, *mesh._args, rots, transes, first_only, counts, n_threads
             )
             np.testing.assert_array_equal(counts, expected)

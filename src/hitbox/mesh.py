@@ -15,6 +15,7 @@ from hitbox import distance as _distance
 from hitbox._kernels import bvh_ray as _ray
 from hitbox._kernels import closest as _closest
 from hitbox._kernels import collide as _collide
+from hitbox._kernels import collide_many as _many
 from hitbox._kernels import inside as _inside
 from hitbox._kernels import self_collide as _self
 from hitbox.bvh import BVH, npz_path, read_npz
@@ -319,11 +320,11 @@ class TriangleMesh:
         # the any mode takes the dealt-chunk kernel on one thread too: measured 13-15 %
         # faster per pose than the plain serial loop on 2*10^5 random poses
         if len(rots) >= PARALLEL_MIN_POSES and (threads > 1 or mode == "any"):
-            flat = _collide.collide_many(
+            flat = _many.collide_many(
                 *a._args, *b._args, rots, transes, mode == "any", counts, threads
             )
         else:
-            flat = _collide.collide_many_serial(
+            flat = _many.collide_many_serial(
                 *a._args, *b._args, rots, transes, mode == "any", counts
             )
         if mode == "any":

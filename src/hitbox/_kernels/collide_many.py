@@ -1,0 +1,191 @@
+"""Many poses of one mesh pair in one call (``TriangleMesh.intersect_many``): the
+serial loop with its witness, and the parallel kernel that deals chunks of poses to one
+lane per thread; the walk itself is :mod:`hitbox._kernels.collide`'s."""
+
+import numpy as np
+from numba import njit, prange
+from numba.typed import List
+
+from hitbox._kernels.collide import _descend
+from hitbox._kernels.node_tests import posed_bv, query_slack, stack_rows
+from hitbox._kernels.triangle import load, load_xf, tri_tri_overlap
+
+
+# inline="always": each caller passes first_only as a constant, so the two modes compile
+# apart (about 5 % per pose in the any mode)
+@njit(inline="always")
+def _many_serial(
+    a_bv0, a_bv1, a_bv2, a_first, a_count, a_tris, a_sbox, a_depth, a_mag,
+    b_bv0, b_bv1, b_bv2, b_first, b_count, b_tris, b_sbox, b_depth, b_mag,
+    rots, transes, first_only, counts, flat, total, first_pose,
+):  # fmt: skip
+    """:func:`collide_many` on one thread, in one pass: each pose's pairs are appended to
+    ``flat`` (3, capacity) after its first ``total`` columns, grown as needed, numbered
+    from ``first_pose``; returns (flat, total). No pose is walked twice, which wins below
+    a few dozen poses or when the machine's cores are busy.
+
+    With ``first_only``, poses are walked in order with a witness (Lin & Canny's temporal
+    coherence): the last pose's crossing triangle pair is tested first, and when it still
+    crosses, that settles the pose without a traversal. Along a trajectory, consecutive
+    poses in contact nearly always share such a pair; a witness that fails is dropped
+    until a walk finds the next one, so unrelated poses do not pay for it.
+    """
+    n_poses = len(rots)
+    if len(a_first) == 0 or len(b_first) == 0:
+        counts[:] = 0
+        return flat, total
+    stack = np.empty((stack_rows(a_depth, b_depth), 2), np.intp)
+    out = np.empty((2, 16), np.intp)
+    witness_a = -1
+    witness_b = -1
+    for p in range(n_poses):
+        if first_only and witness_a >= 0:
+            p0, p1, p2 = load(a_tris, witness_a)
+            q0, q1, q2 = load_xf(b_tris, witness_b, rots[p], transes[p])
+            if tri_tri_overlap(p0, p1, p2, q0, q1, q2):
+                counts[p] = 1
+                continue
+            witness_a = -1  # it failed once: unrelated poses would pay it every time
+        out, n = _descend(
+            posed_bv(a_bv0, a_bv1, a_bv2, rots[p]), a_first, a_count, a_tris, a_sbox,
+            posed_bv(b_bv0, b_bv1, b_bv2, rots[p]), b_first, b_count, b_tris, b_sbox,
+            rots[p], transes[p], query_slack(transes[p], a_mag, b_mag), stack,
+            first_only, out, 0, 0, 0,
+        )  # fmt: skip
+        counts[p] = n
+        if first_only:
+            if n > 0:
+                witness_a = out[0, 0]
+                witness_b = out[1, 0]
+            continue
+        if total + n > flat.shape[1]:
+            grown = np.empty((3, 2 * (total + n)), np.intp)
+            grown[:, :total] = flat[:, :total]
+            flat = grown
+        for q in range(n):
+            flat[0, total + q] = first_pose + p
+            flat[1, total + q] = out[0, q]
+            flat[2, total + q] = out[1, q]
+        total += n
+    return flat, total
+
+
+@njit(cache=True, nogil=True)
+def collide_many_serial(
+    a_bv0, a_bv1, a_bv2, a_first, a_count, a_tris, a_sbox, a_depth, a_mag,
+    b_bv0, b_bv1, b_bv2, b_first, b_count, b_tris, b_sbox, b_depth, b_mag,
+    rots, transes, first_only, counts,
+):  # fmt: skip
+    """:func:`collide_many` on one thread (see :func:`_many_serial`)."""
+    flat = np.empty((3, 64), np.intp)
+    if first_only:
+        _many_serial(
+            a_bv0, a_bv1, a_bv2, a_first, a_count, a_tris, a_sbox, a_depth, a_mag,
+            b_bv0, b_bv1, b_bv2, b_first, b_count, b_tris, b_sbox, b_depth, b_mag,
+            rots, transes, True, counts, flat, 0, 0,
+        )  # fmt: skip
+        return flat[:, :0]
+    flat, total = _many_serial(
+        a_bv0, a_bv1, a_bv2, a_first, a_count, a_tris, a_sbox, a_depth, a_mag,
+        b_bv0, b_bv1, b_bv2, b_first, b_count, b_tris, b_sbox, b_depth, b_mag,
+        rots, transes, False, counts, flat, 0, 0,
+    )  # fmt: skip
+    return flat[:, :total]
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def collide_many(
+    a_bv0, a_bv1, a_bv2, a_first, a_count, a_tris, a_sbox, a_depth, a_mag,
+    b_bv0, b_bv1, b_bv2, b_first, b_count, b_tris, b_sbox, b_depth, b_mag,
+    rots, transes, first_only, counts, threads,
+):  # fmt: skip
+    """K poses of B at once, in parallel over poses (``threads``: numba's thread count,
+    from the caller, as reading it here would keep the kernel out of the cache).
+
+    ``counts[k]`` gets pose k's number of colliding pairs (at most 1 with ``first_only``).
+    Without ``first_only`` returns every pair as (3, n): pose, slot in A, slot in B,
+    sorted by pose: each thread walks its poses once into a buffer of its own
+    (:func:`_lane_pairs`), merged once at the end.
+    """
+    # the node tables stay as plain arrays here: parfors cannot carry a namedtuple into
+    # its loop bodies, so the functions called in them rebuild the tables
+    n_poses = len(rots)
+    if len(a_first) == 0 or len(b_first) == 0:
+        counts[:] = 0
+        return np.empty((3, 0), np.intp)
+    if first_only:
+        # chunks of at least 32 consecutive poses, each walked serially with its own
+        # witness pair, dealt round-robin to one lane per thread: prange hands each thread
+        # a contiguous block, and 32-pose chunks gave blocks of unequal pose counts (160
+        # and 140 of 300) and a trajectory's colliding stretch to one thread (measured on
+        # the seed's tori, 300 poses on two threads: 8-9 % faster with equal, dealt chunks)
+        lanes = max(1, min(threads, n_poses))
+        n_chunks = lanes * max(1, n_poses // (lanes * 32))
+        for lane in prange(lanes):
+            for c in range(lane, n_chunks, lanes):
+                lo = c * n_poses // n_chunks
+                hi = (c + 1) * n_poses // n_chunks
+                collide_many_serial(
+                    a_bv0, a_bv1, a_bv2, a_first, a_count, a_tris, a_sbox, a_depth, a_mag,
+                    b_bv0, b_bv1, b_bv2, b_first, b_count, b_tris, b_sbox, b_depth, b_mag,
+                    rots[lo:hi], transes[lo:hi], True, counts[lo:hi],
+                )  # fmt: skip
+        return np.empty((3, 0), np.intp)
+    # every pair: each lane walks its dealt chunks once, into a buffer of its own, and the
+    # buffers are merged in pose order at the end (no pose walked twice)
+    lanes = max(1, min(threads, n_poses))
+    n_chunks = min(n_poses, lanes * 16)
+    parts = List()
+    for _ in range(lanes):
+        parts.append(
+            np.empty((3, 0), np.intp)[:, :0]
+        )  # a slice's type: what lanes return
+    for lane in prange(lanes):
+        parts[lane] = _lane_pairs(
+            a_bv0, a_bv1, a_bv2, a_first, a_count, a_tris, a_sbox, a_depth, a_mag,
+            b_bv0, b_bv1, b_bv2, b_first, b_count, b_tris, b_sbox, b_depth, b_mag,
+            rots, transes, counts, lane, lanes, n_chunks,
+        )  # fmt: skip
+    return _merge_lanes(parts, counts, lanes, n_chunks)
+
+
+@njit(cache=True, nogil=True)
+def _lane_pairs(
+    a_bv0, a_bv1, a_bv2, a_first, a_count, a_tris, a_sbox, a_depth, a_mag,
+    b_bv0, b_bv1, b_bv2, b_first, b_count, b_tris, b_sbox, b_depth, b_mag,
+    rots, transes, counts, lane, lanes, n_chunks,
+):  # fmt: skip
+    """Every pair of the chunks dealt to ``lane`` (chunk c covers poses
+    [c·K/n_chunks, (c+1)·K/n_chunks)), as (3, n) rows in chunk order, pose numbers
+    global; fills those poses' counts."""
+    n_poses = len(rots)
+    buf = np.empty((3, 64), np.intp)
+    total = 0
+    for c in range(lane, n_chunks, lanes):
+        lo = c * n_poses // n_chunks
+        hi = (c + 1) * n_poses // n_chunks
+        buf, total = _many_serial(
+            a_bv0, a_bv1, a_bv2, a_first, a_count, a_tris, a_sbox, a_depth, a_mag,
+            b_bv0, b_bv1, b_bv2, b_first, b_count, b_tris, b_sbox, b_depth, b_mag,
+            rots[lo:hi], transes[lo:hi], False, counts[lo:hi], buf, total, lo,
+        )  # fmt: skip
+    return buf[:, :total]
+
+
+@njit(cache=True, nogil=True)
+def _merge_lanes(parts, counts, lanes, n_chunks):
+    """The lanes' buffers of :func:`_lane_pairs` as one (3, n) array in pose order."""
+    n_poses = len(counts)
+    flat = np.empty((3, counts.sum()), np.intp)
+    read = np.zeros(lanes, np.intp)
+    o = 0
+    for c in range(n_chunks):
+        lane = c % lanes
+        lo = c * n_poses // n_chunks
+        hi = (c + 1) * n_poses // n_chunks
+        n = counts[lo:hi].sum()
+        part = parts[lane]
+        flat[:, o : o + n] = part[:, read[lane] : read[lane] + n]
+        read[lane] += n
+        o += n
+    return flat
