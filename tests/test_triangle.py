@@ -720,3 +720,49 @@ def test_bad_rays_and_modes_raise():
         hb.triangle.raycast(UNIT, [0, 0], [0, -1.0])
     with pytest.raises(ValueError, match="broadcast"):
         hb.triangle.overlap(np.stack([UNIT] * 2), np.stack([UNIT] * 3))
+
+
+def _aimed_ray(seed, where):
+    """A triangle and a ray from a random origin aimed at one of its vertices or at a
+    float point on one of its edges (so the exact ray passes within rounding of it)."""
+    rng = np.random.default_rng(seed)
+    scale = 10.0 ** rng.integers(-3, 4)
+    tri = rng.uniform(-1, 1, (3, 3)) * scale
+    k = rng.integers(3)
+    target = tri[k]
+    if where == "edge":
+        s = rng.uniform(0, 1)
+        target = tri[k] + s * (tri[(k + 1) % 3] - tri[k])
+    origin = rng.uniform(-3, 3, 3) * scale
+    return tri, origin, target - origin
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.sampled_from(["vertex", "edge"]))
+def test_rays_through_edges_and_vertices_decide_as_the_exact_ray(seed, where):
+    """Within rounding of an edge or a vertex the float edge functions cannot decide; the
+    kernel then takes the exact sign (hit/miss equal to rational arithmetic on the float
+    inputs, both for the brute-force cast and the tree's)."""
+    tri, o, d = _aimed_ray(seed, where)
+    exact = ot.ray_triangle(o, d, tri)[0]
+    assert hb.triangle.raycast(tri, o, d).hit == exact
+    mesh = hb.TriangleMesh(tri, np.array([[0, 1, 2]]))
+    assert bool(mesh.raycast(o[None], d[None]).hit[0]) == exact
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(0, 2**32 - 1))
+def test_a_ray_through_a_shared_edge_hits_both_closed_faces(seed):
+    """Two triangles sharing an edge, a ray aimed at a float point of it: each face is hit
+    exactly when the exact ray hits it, so at least one is (watertight)."""
+    rng = np.random.default_rng(seed)
+    p, q, r, s = rng.uniform(-5, 5, (4, 3))
+    tris = np.array([[p, q, r], [q, p, s]])
+    target = p + rng.uniform(0, 1) * (q - p)
+    o = rng.uniform(-10, 10, 3)
+    d = target - o
+    hits = hb.triangle.raycast(tris, o, d, mode="all")
+    expected = [f for f in range(2) if ot.ray_triangle(o, d, tris[f])[0]]
+    assert sorted(hits.face.tolist()) == expected
+    if expected:
+        assert len(hits.face) >= 1

@@ -790,7 +790,8 @@ def tri_tri_segment(p0, p1, p2, q0, q1, q2, pts):
 
 @njit(inline="always")
 def ray_shear(direction):
-    """Per-ray constants of the watertight test: ``(kx, ky, kz, sx, sy, sz)``.
+    """Per-ray constants of the watertight test: ``(kx, ky, kz, sx, sy, sz, d)``, d the
+    direction itself (for the exact edge signs of :func:`ray_triangle`).
 
     kz is the axis where ``|direction|`` is largest (first on ties); kx, ky the other two,
     swapped when ``direction[kz] < 0`` to keep the winding (Woop, Benthin & Wald 2013).
@@ -802,7 +803,8 @@ def ray_shear(direction):
     if direction[kz] < 0.0:
         kx, ky = ky, kx
     dz = direction[kz]
-    return kx, ky, kz, direction[kx] / dz, direction[ky] / dz, 1.0 / dz
+    d = (direction[0], direction[1], direction[2])
+    return kx, ky, kz, direction[kx] / dz, direction[ky] / dz, 1.0 / dz, d
 
 
 @njit(inline="always")
@@ -825,6 +827,47 @@ def _edge(ax, ay, bx, by):
     return e
 
 
+#: Relative bound on an edge function's error from the rounded differences and shear
+#: (a few units in the last place of each factor; generous, the exact path is rare).
+_EDGE_TOL = 64.0 * 2.0**-53
+
+
+@njit(cache=True)
+def ray_edge_sign(d, q, p, o):
+    """Exact sign of ``d . ((q - o) x (p - o))`` on float inputs (3-tuples).
+
+    Expanded as ``det[d; q; p] - det[d; q; o] - det[d; o; p]``: 72 products of three
+    inputs summed exactly, after the direction and the points are scaled by powers of
+    two (apart: the sign is unchanged) so no product overflows.
+    """
+    big_d = max(abs(d[0]), abs(d[1]), abs(d[2]))
+    big_p = 0.0
+    for x in (q, p, o):
+        big_p = max(big_p, abs(x[0]), abs(x[1]), abs(x[2]))
+    if big_d == 0.0 or big_p == 0.0:
+        return 0
+    kd = _LIFT3 - math.frexp(big_d)[1]
+    kp = _LIFT3 - math.frexp(big_p)[1]
+    d, q, p, o = _lift(d, kd), _lift(q, kp), _lift(p, kp), _lift(o, kp)
+    buf = np.empty(72)
+    n = _push_det3(buf, 0, d, q, p, 1.0)
+    n = _push_det3(buf, n, d, q, o, -1.0)
+    n = _push_det3(buf, n, d, o, p, -1.0)
+    return _sum_sign(buf, n)
+
+
+@njit(inline="always")
+def _exact_edge(d, q, p, o, value):
+    """``value`` with the exact sign of :func:`ray_edge_sign`: 0 when that is 0, else the
+    float value, or the least subnormal of the exact sign where rounding flipped it."""
+    sign = ray_edge_sign(d, q, p, o)
+    if sign == 0:
+        return 0.0
+    if (value > 0.0) == (sign > 0):
+        return value if value != 0.0 else sign * 5e-324
+    return sign * 5e-324
+
+
 @njit(inline="always")
 def ray_triangle(origin, shear, t_max, a, b, c):
     """Watertight, two-sided ray–triangle test (Woop, Benthin & Wald 2013, JCGT 2(1)).
@@ -835,7 +878,7 @@ def ray_triangle(origin, shear, t_max, a, b, c):
     are hits (closed triangles). A ray in the triangle's plane (determinant 0) misses it,
     and so does a zero-area triangle.
     """
-    kx, ky, kz, sx, sy, sz = shear
+    kx, ky, kz, sx, sy, sz, d = shear
     ax_, ay_, az_ = a[0] - origin[0], a[1] - origin[1], a[2] - origin[2]
     bx_, by_, bz_ = b[0] - origin[0], b[1] - origin[1], b[2] - origin[2]
     cx_, cy_, cz_ = c[0] - origin[0], c[1] - origin[1], c[2] - origin[2]
@@ -851,6 +894,18 @@ def ray_triangle(origin, shear, t_max, a, b, c):
     U = _edge(Bx, By, Cx, Cy)  # Cx*By - Cy*Bx: weight of a
     V = _edge(Cx, Cy, Ax, Ay)  # Ax*Cy - Ay*Cx: weight of b
     W = _edge(Ax, Ay, Bx, By)  # Bx*Ay - By*Ax: weight of c
+    # An edge function within the rounding of the differences and the shear takes the
+    # exact sign of d . ((q - o) x (p - o)) on the float inputs instead: a ray through an
+    # edge or a vertex is then decided as the exact ray would be.
+    mA = abs(Ax) + abs(Ay) + (abs(sx) + abs(sy) + 1.0) * abs(A[kz])
+    mB = abs(Bx) + abs(By) + (abs(sx) + abs(sy) + 1.0) * abs(B[kz])
+    mC = abs(Cx) + abs(Cy) + (abs(sx) + abs(sy) + 1.0) * abs(C[kz])
+    if abs(U) <= _EDGE_TOL * mB * mC + _UNDERFLOW:
+        U = _exact_edge(d, c, b, origin, U)
+    if abs(V) <= _EDGE_TOL * mC * mA + _UNDERFLOW:
+        V = _exact_edge(d, a, c, origin, V)
+    if abs(W) <= _EDGE_TOL * mA * mB + _UNDERFLOW:
+        W = _exact_edge(d, b, a, origin, W)
     if (U < 0.0 or V < 0.0 or W < 0.0) and (U > 0.0 or V > 0.0 or W > 0.0):
         return False, np.inf, 0.0, 0.0
     det = U + V + W
