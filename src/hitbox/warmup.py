@@ -75,18 +75,40 @@ def is_cached(command):
 
 
 def notice(command, stream=None):
-    """Print one line on ``stream`` (stderr) when ``command`` (a key of
-    :data:`COMMAND_KERNELS`) must compile its kernels first; returns whether it printed."""
+    """Say on ``stream`` (stderr) that ``command`` (a key of :data:`COMMAND_KERNELS`)
+    compiles its kernels, when one is not cached: at once on a terminal, else as the
+    first compilation starts (so a command that fails on its input first says only
+    that). Returns whether a notice was printed or armed."""
     if is_cached(command) is not False:
         return False
-    seconds = COMPILE_SECONDS.get(command, 30)
-    print(
-        f"hitbox {command.split()[0]}: compiling kernels (once, ~{seconds} s on 2 cores; "
-        "'hitbox warmup' compiles them all ahead)",
-        file=stream or sys.stderr,
-        flush=True,
+    stream = stream or sys.stderr
+    line = (
+        f"hitbox {command.split()[0]}: compiling kernels (once, "
+        f"~{COMPILE_SECONDS.get(command, 30)} s on 2 cores; "
+        "'hitbox warmup' compiles them all ahead)"
     )
+    isatty = getattr(stream, "isatty", None)
+    if isatty is not None and isatty():
+        print(line, file=stream, flush=True)
+    else:
+        _on_first_compile(lambda: print(line, file=stream, flush=True))
     return True
+
+
+def _on_first_compile(say):
+    """Call ``say`` once, when numba next compiles a function (a cache miss: loading
+    cached code raises no compile event)."""
+    from numba.core import event
+
+    class _Once(event.Listener):
+        def on_start(self, ev):
+            event.unregister("numba:compile", self)
+            say()
+
+        def on_end(self, ev):
+            pass
+
+    event.register("numba:compile", _Once())
 
 
 def _subpath(directory):
