@@ -44,7 +44,8 @@ def test_the_notice_is_printed_only_while_a_kernel_is_missing(monkeypatch, tmp_p
     monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
     out = _Terminal()
     assert warmup.is_cached("collide") is False
-    assert warmup.notice("collide", out)  # a terminal: said at once
+    with warmup.notice("collide", out) as said:  # a terminal: said at once
+        assert said
     assert "compiling kernels" in out.getvalue() and "hitbox warmup" in out.getvalue()
     # an index file for each entry kernel, where numba would write it
     folder = warmup.cache_dirs()[0]
@@ -58,7 +59,8 @@ def test_the_notice_is_printed_only_while_a_kernel_is_missing(monkeypatch, tmp_p
     open(os.path.join(folder, f"{module}.{name}-10.{tag}.nbi"), "w").close()
     assert warmup.is_cached("collide") is True
     quiet = _Terminal()
-    assert not warmup.notice("collide", quiet)
+    with warmup.notice("collide", quiet) as said:
+        assert not said
     assert quiet.getvalue() == ""
     assert warmup.is_cached("demo") is None
 
@@ -68,15 +70,18 @@ def test_off_a_terminal_the_notice_waits_for_a_compilation(monkeypatch, tmp_path
 
     monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
     log = io.StringIO()
-    assert warmup.notice("raycast", log)
-    assert log.getvalue() == ""  # nothing compiled yet: a bad input would fail silently
 
     @njit
     def _fresh(x):
         return x + 1
 
-    assert _fresh(1) == 2 and _fresh(2.5) == 3.5  # two compilations, one notice
+    with warmup.notice("raycast", log) as armed:
+        assert armed and log.getvalue() == ""  # nothing compiled yet
+        assert _fresh(1) == 2 and _fresh(2.5) == 3.5  # two compilations, one notice
     assert log.getvalue().count("hitbox raycast: compiling kernels") == 1
+    # the listener left with the block: a later compilation says nothing
+    assert _fresh(True) == 2
+    assert log.getvalue().count("compiling kernels") == 1
 
 
 def test_the_first_collide_from_an_empty_cache_says_so_and_answers(tmp_path):

@@ -56,13 +56,12 @@ def main(argv=None):
     from hitbox import warmup
 
     all_pairs = getattr(args, "all", False) or getattr(args, "view", None)
-    warmup.notice(
-        "collide --all" if args.command == "collide" and all_pairs else args.command
-    )
+    command = "collide --all" if args.command == "collide" and all_pairs else args.command
     from hitbox.files import FileError
 
     try:
-        return args.run(args)
+        with warmup.notice(command):
+            return args.run(args)
     except (FileError, _Failure) as exc:
         print(f"hitbox {args.command}: error: {exc}", file=sys.stderr)
         return 1

@@ -12,6 +12,7 @@ This module imports only the standard library at load time: the command line cal
 :func:`is_cached` before numpy and numba are imported.
 """
 
+import contextlib
 import glob
 import hashlib
 import os
@@ -74,13 +75,16 @@ def is_cached(command):
     return True
 
 
+@contextlib.contextmanager
 def notice(command, stream=None):
-    """Say on ``stream`` (stderr) that ``command`` (a key of :data:`COMMAND_KERNELS`)
-    compiles its kernels, when one is not cached: at once on a terminal, else as the
-    first compilation starts (so a command that fails on its input first says only
-    that). Returns whether a notice was printed or armed."""
+    """While the block runs, say on ``stream`` (stderr) that ``command`` (a key of
+    :data:`COMMAND_KERNELS`) compiles its kernels, when one is not cached: at once on a
+    terminal, else as numba's first real compilation in the block starts (so a command
+    that fails on its input says only that). Yields whether a notice was printed or
+    armed; the listener is removed on exit."""
     if is_cached(command) is not False:
-        return False
+        yield False
+        return
     stream = stream or sys.stderr
     line = (
         f"hitbox {command.split()[0]}: compiling kernels (once, "
@@ -90,25 +94,36 @@ def notice(command, stream=None):
     isatty = getattr(stream, "isatty", None)
     if isatty is not None and isatty():
         print(line, file=stream, flush=True)
-    else:
-        _on_first_compile(lambda: print(line, file=stream, flush=True))
-    return True
+        yield True
+        return
+    with _on_first_compile(lambda: print(line, file=stream, flush=True)):
+        yield True
 
 
+@contextlib.contextmanager
 def _on_first_compile(say):
-    """Call ``say`` once, when numba next compiles a function (a cache miss: loading
-    cached code raises no compile event)."""
+    """Call ``say`` once, when numba next compiles a function inside the block (a cache
+    miss: loading cached code raises no compile event)."""
     from numba.core import event
 
     class _Once(event.Listener):
+        fired = False
+
         def on_start(self, ev):
-            event.unregister("numba:compile", self)
-            say()
+            if not self.fired:
+                self.fired = True
+                with contextlib.suppress(Exception):  # a notice must never fail a compile
+                    say()
 
         def on_end(self, ev):
             pass
 
-    event.register("numba:compile", _Once())
+    listener = _Once()
+    event.register("numba:compile", listener)
+    try:
+        yield
+    finally:
+        event.unregister("numba:compile", listener)
 
 
 def _subpath(directory):
