@@ -13,7 +13,7 @@ import numpy as np
 from numba import njit, prange
 
 from hitbox._kernels.bvh_build import _half_area, framed_bounds
-from hitbox._kernels.bvh_fit import eigvecs_sym3, moment_sums
+from hitbox._kernels.covariance import eigvecs_sym3, moment_sums
 
 #: Subtrees of at most this many primitives (or N/32, if larger) are built as tasks.
 TASK_MIN = 2048
