@@ -12,7 +12,6 @@ from hitbox._kernels.bvh_fit import (
     _extreme_frames,
     _frame_extents,
     _obb_interval,
-    _project_seed,
     _project_slots,
     _world_extremes,
     eigvecs_sym3,
@@ -169,21 +168,9 @@ def _fit_obb_node(
                 lo[:] = clo
                 hi[:] = chi
     else:
-        for y in range(f, f + 2):  # seed with the children's 24 extreme points
-            for e in range(12):
-                _project_seed(
-                    seeds[y, e, 0],
-                    seeds[y, e, 1],
-                    seeds[y, e, 2],
-                    mu0,
-                    mu1,
-                    mu2,
-                    v,
-                    lo,
-                    hi,
-                    seeds,
-                    m,
-                )
+        # seed with the children's 24 extreme points: seeds[f:f + 2] have the layout of
+        # slot points, (children, 12 points, 3), and m < f, so nothing read is written
+        _project_slots(seeds, f, f + 2, mu0, mu1, mu2, v, lo, hi, seeds, m)
         stack[0] = m
         top = 1
         while top > 0:
