@@ -10,6 +10,7 @@ from typing import NamedTuple
 import numba
 import numpy as np
 
+from hitbox import _containment
 from hitbox import _validate as v
 from hitbox import distance as _distance
 from hitbox._kernels import bvh_ray as _ray
@@ -98,6 +99,7 @@ class TriangleMesh:
 
     __slots__ = (
         "vertices", "faces", "bvh", "_slot_tris", "_args", "_closed", "_boxes", "_kinds",
+        "_grid",
     )  # fmt: skip
 
     def __init__(
@@ -120,6 +122,7 @@ class TriangleMesh:
             )
         self.bvh = bvh
         self._closed = None  # closed surface? decided by the first contains call
+        self._grid = _containment.GridState()  # contains' grid, built on demand
         self._boxes = None  # the nodes as oriented boxes, made by the first distance
         self._kinds = {}  # this mesh with a tree of another node kind, built on demand
         slot_tris = np.ascontiguousarray(tris[bvh.prim_order])
@@ -395,9 +398,11 @@ class TriangleMesh:
         """Whether each point lies inside this mesh: (P,) bool, or a bool for one (3,) point.
 
         Points on the surface count as inside (closed). A closed mesh (each directed edge
-        used once and its reverse once) is decided by the exact signed count of the faces
-        an axis-aligned ray crosses (its winding number, inside when nonzero; see
-        :mod:`hitbox._kernels.inside`); a point whose six axis rays all meet an edge or
+        used once and its reverse once) is decided exactly by its winding number (inside
+        when nonzero): from a grid of cells with known winding numbers once the mesh has
+        been asked about enough points (:mod:`hitbox._kernels.inside_grid`), else by the
+        signed count of the faces an axis-aligned ray crosses
+        (:mod:`hitbox._kernels.inside`); a point whose six axis rays all meet an edge or
         vertex, and every point of an open mesh, by the generalised winding number
         (>= 1/2 in magnitude, Jacobson et al. 2013). Raises ValueError or TypeError on
         points that are not finite (P, 3) or (3,) reals.
@@ -406,14 +411,7 @@ class TriangleMesh:
         if self._closed is None:
             self._closed = _inside.is_closed(self.faces)
         if self._closed and len(pts):
-            code = np.empty(len(pts), np.intp)
-            tree = self.bvh
-            walk = (tree.node_box, tree.node_first, tree.node_count, self._slot_tris)
-            threads = numba.get_num_threads()
-            if len(pts) >= _inside.PARALLEL_MIN and threads > 1:
-                _inside.inside_parallel(*walk, tree.depth, pts, code, threads)
-            else:
-                _inside.inside(*walk, tree.depth, pts, code)
+            code = _containment.codes(self._grid, self.bvh, self._slot_tris, pts)
             out = code == _inside.INSIDE
             rest = np.flatnonzero(code == _inside.UNDECIDED)
             if len(rest):

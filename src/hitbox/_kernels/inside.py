@@ -107,23 +107,34 @@ def _crossings(node_box, node_first, node_count, tris, stack, points, q, k, sign
 
 
 @njit(cache=True, nogil=True)
+def ray_winding(node_box, node_first, node_count, tris, stack, points, q):
+    """(status, winding number) at point q, from the first of the six axis rays that
+    meets no edge or vertex: status 0 (decided), _ON_FACE or _DEGENERATE (all six)."""
+    for trial in range(6):
+        status, count = _crossings(
+            node_box, node_first, node_count, tris, stack, points, q,
+            trial % 3, 1 if trial < 3 else -1,
+        )  # fmt: skip
+        if status != _DEGENERATE:
+            return status, count
+    return _DEGENERATE, 0
+
+
+@njit(cache=True, nogil=True)
 def _inside_range(
     node_box, node_first, node_count, tris, depth, points, out, start, stop
 ):
     stack = np.empty(2 * depth + 4, np.intp)
     for q in range(start, stop):
-        out[q] = UNDECIDED
-        for trial in range(6):
-            status, count = _crossings(
-                node_box, node_first, node_count, tris, stack, points, q,
-                trial % 3, 1 if trial < 3 else -1,
-            )  # fmt: skip
-            if status == _ON_FACE:
-                out[q] = INSIDE
-                break
-            if status == 0:
-                out[q] = INSIDE if count != 0 else OUTSIDE
-                break
+        status, count = ray_winding(
+            node_box, node_first, node_count, tris, stack, points, q
+        )
+        if status == _ON_FACE:
+            out[q] = INSIDE
+        elif status == 0:
+            out[q] = INSIDE if count != 0 else OUTSIDE
+        else:
+            out[q] = UNDECIDED
 
 
 @njit(cache=True, nogil=True)

@@ -1,0 +1,375 @@
+"""Points inside a closed triangle mesh through a grid of known winding numbers, exact.
+
+A uniform grid covers the mesh's box. A cell whose closed box, widened by a margin, meets
+the box of some triangle is a *boundary* cell and lists those triangles; the others are
+*empty*. Every cell has a reference point of known winding number:
+
+- empty cells: one exact ray count (:func:`hitbox._kernels.inside.ray_winding`) per
+  connected region of face-neighbouring empty cells, as no face passes between two of
+  them (the segment joining their reference points meets no listed box);
+- boundary cells: one exact ray count each.
+
+A query point in an empty cell takes its cell's winding number. In a boundary cell the
+winding number changes by one at each face that the segment from the reference point to
+the point crosses, and every such face is listed (the segment stays in the widened
+box); each crossing is decided by the signs of exact orient3d predicates (Shewchuk).
+Where a sign is 0 (the segment meets an edge, a vertex, or a face's plane at the point),
+or the cell's reference point lies on the surface, the point is left UNDECIDED for the
+ray kernel, so answers are the ray kernel's exactly.
+"""
+
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit, prange
+
+from hitbox._kernels.inside import INSIDE, OUTSIDE, UNDECIDED, ray_winding
+from hitbox._kernels.lanes import chunk_span, lane_count
+from hitbox._kernels.triangle import orient3d
+
+_CHUNK = 256
+#: Cell codes below 0: empty with winding number 0, empty and inside, or undecided
+#: (the ray kernel answers there). Codes >= 0 are boundary cell numbers.
+EMPTY_OUT, EMPTY_IN, SLOW, _UNSET = -1, -2, -3, -4
+#: Winding number of a boundary cell whose reference point lies on the surface.
+_NO_WINDING = np.iinfo(np.int32).min
+#: Reference point offset inside a cell, in cells from its centre: off the planes of
+#: axis-aligned faces through cell centres.
+_SHIFT = (0.0371, -0.0217, 0.0113)
+#: Cells per face, and the most cells, of a grid.
+CELLS_PER_FACE = 2.0
+MAX_CELLS = 1 << 22
+
+
+class Grid(NamedTuple):
+    """A built grid: its geometry, each cell's code, and the boundary cells' lists."""
+
+    box: np.ndarray  # (2, 3) the mesh's box: points off it are outside
+    origin: np.ndarray  # (3,) low corner
+    size: np.ndarray  # (3,) cell edge per axis
+    dims: np.ndarray  # (3,) intp cells per axis
+    margin: float  # listing margin; a point must lie within margin / 2 of its cell
+    code: np.ndarray  # (cells,) int32: boundary number, or EMPTY_OUT / EMPTY_IN / SLOW
+    winding: np.ndarray  # (boundary,) int32 at the reference point, or _NO_WINDING
+    first: np.ndarray  # (boundary + 1,) int64 offsets into slots
+    slots: np.ndarray  # (listed,) int32 triangle slots
+
+
+def grid_geometry(lo, hi, n_faces):
+    """(origin, size, dims, margin) for a mesh box lo..hi of n_faces, or None where cells
+    would be no wider than the coordinates' rounding."""
+    width = float(np.max(hi - lo))
+    if not (0.0 < width < np.inf):
+        return None
+    ext = np.maximum(hi - lo, 1e-3 * width)
+    cells = min(max(CELLS_PER_FACE * n_faces, 64.0), float(MAX_CELLS))
+    edge = float(np.cbrt(np.prod(ext) / cells))
+    dims = np.maximum(1, np.ceil(ext / edge - 1e-9)).astype(np.intp)
+    while np.prod(dims) > MAX_CELLS:
+        dims = np.maximum(1, dims // 2)
+    size = (ext / dims) * (1 + 1e-6)
+    origin = lo - 0.5 * ((size * dims) - (hi - lo))
+    scale = float(np.max(np.abs(np.concatenate([lo, hi]))))
+    margin = 1e-3 * float(size.min()) + 64 * np.finfo(float).eps * scale
+    if not np.all(np.isfinite(size)) or margin >= 0.1 * size.min():
+        return None
+    return origin, size, dims, margin
+
+
+@njit(inline="always")
+def _cell_range(lo, hi, origin, size, dims, a, margin):
+    """Cells along axis a whose box, widened by 2 margins, may meet [lo, hi]."""
+    i0 = int(np.floor((lo - 2.0 * margin - origin[a]) / size[a]))
+    i1 = int(np.floor((hi + 2.0 * margin - origin[a]) / size[a]))
+    return max(i0, 0), min(i1, dims[a] - 1)
+
+
+@njit(inline="always")
+def _reference(origin, size, i, j, k):
+    x = origin[0] + (i + 0.5 + _SHIFT[0]) * size[0]
+    y = origin[1] + (j + 0.5 + _SHIFT[1]) * size[1]
+    z = origin[2] + (k + 0.5 + _SHIFT[2]) * size[2]
+    return x, y, z
+
+
+@njit(cache=True, nogil=True)
+def _list_triangles(tris, origin, size, dims, margin):
+    """(code, first, slots): cells' codes (boundary numbers, or _UNSET) and CSR lists."""
+    n_cells = dims[0] * dims[1] * dims[2]
+    counts = np.zeros(n_cells, np.int32)
+    for phase in range(2):
+        if phase == 1:
+            code = np.full(n_cells, _UNSET, np.int32)
+            n_b = 0
+            for c in range(n_cells):
+                if counts[c] > 0:
+                    code[c] = n_b
+                    n_b += 1
+            first = np.zeros(n_b + 1, np.int64)
+            for c in range(n_cells):
+                if counts[c] > 0:
+                    first[code[c] + 1] = counts[c]
+            for b in range(n_b):
+                first[b + 1] += first[b]
+            slots = np.empty(first[n_b], np.int32)
+            fill = first[:-1].copy()
+        for s in range(len(tris)):
+            i0, i1 = _cell_range(min(tris[s, 0, 0], tris[s, 1, 0], tris[s, 2, 0]),
+                                 max(tris[s, 0, 0], tris[s, 1, 0], tris[s, 2, 0]),
+                                 origin, size, dims, 0, margin)  # fmt: skip
+            j0, j1 = _cell_range(min(tris[s, 0, 1], tris[s, 1, 1], tris[s, 2, 1]),
+                                 max(tris[s, 0, 1], tris[s, 1, 1], tris[s, 2, 1]),
+                                 origin, size, dims, 1, margin)  # fmt: skip
+            k0, k1 = _cell_range(min(tris[s, 0, 2], tris[s, 1, 2], tris[s, 2, 2]),
+                                 max(tris[s, 0, 2], tris[s, 1, 2], tris[s, 2, 2]),
+                                 origin, size, dims, 2, margin)  # fmt: skip
+            for i in range(i0, i1 + 1):
+                for j in range(j0, j1 + 1):
+                    for k in range(k0, k1 + 1):
+                        c = (i * dims[1] + j) * dims[2] + k
+                        if phase == 0:
+                            counts[c] += 1
+                        else:
+                            b = code[c]
+                            slots[fill[b]] = s
+                            fill[b] += 1
+    return code, first, slots
+
+
+@njit(cache=True, nogil=True)
+def _boundary_range(node_box, node_first, node_count, tris, depth, refs, out, lo, hi):
+    stack = np.empty(2 * depth + 4, np.intp)
+    for b in range(lo, hi):
+        status, count = ray_winding(node_box, node_first, node_count, tris, stack, refs, b)
+        out[b] = count if status == 0 else _NO_WINDING
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def _boundary_windings(node_box, node_first, node_count, tris, depth, refs, threads):
+    """Winding number at each boundary cell's reference point, in parallel."""
+    out = np.empty(len(refs), np.int32)
+    lanes, n_chunks = lane_count(len(refs), threads, _CHUNK)
+    for lane in prange(lanes):
+        for c in range(lane, n_chunks, lanes):
+            lo, hi = chunk_span(c, len(refs), _CHUNK)
+            _boundary_range(node_box, node_first, node_count, tris, depth, refs, out, lo, hi)
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _references(code, n_b, origin, size, dims):
+    refs = np.empty((n_b, 3))
+    for i in range(dims[0]):
+        for j in range(dims[1]):
+            for k in range(dims[2]):
+                b = code[(i * dims[1] + j) * dims[2] + k]
+                if b >= 0:
+                    refs[b, 0], refs[b, 1], refs[b, 2] = _reference(origin, size, i, j, k)
+    return refs
+
+
+@njit(cache=True, nogil=True)
+def _fill_empty(node_box, node_first, node_count, tris, depth, code, origin, size, dims):
+    """Give each region of face-neighbouring empty cells the code of its winding number,
+    from one ray count at its first cell's reference point."""
+    stack = np.empty(2 * depth + 4, np.intp)
+    queue = np.empty(len(code), np.int32)
+    ref = np.empty((1, 3))
+    ny, nz = dims[1], dims[2]
+    for seed in range(len(code)):
+        if code[seed] != _UNSET:
+            continue
+        i, rem = divmod(seed, ny * nz)
+        j, k = divmod(rem, nz)
+        ref[0, 0], ref[0, 1], ref[0, 2] = _reference(origin, size, i, j, k)
+        status, count = ray_winding(node_box, node_first, node_count, tris, stack, ref, 0)
+        value = SLOW if status != 0 else (EMPTY_IN if count != 0 else EMPTY_OUT)
+        code[seed] = value
+        queue[0] = seed
+        head, tail = 0, 1
+        while head < tail:
+            c = queue[head]
+            head += 1
+            i, rem = divmod(c, ny * nz)
+            j, k = divmod(rem, nz)
+            for a in range(6):
+                d = 1 if a < 3 else -1
+                ii, jj, kk = i, j, k
+                if a % 3 == 0:
+                    ii += d
+                elif a % 3 == 1:
+                    jj += d
+                else:
+                    kk += d
+                if ii < 0 or jj < 0 or kk < 0 or ii >= dims[0] or jj >= ny or kk >= nz:
+                    continue
+                n = (ii * ny + jj) * nz + kk
+                if code[n] == _UNSET:
+                    code[n] = value
+                    queue[tail] = n
+                    tail += 1
+
+
+def build(tris, node_box, node_first, node_count, depth, lo, hi, threads):
+    """The :class:`Grid` of the closed mesh of ``tris`` (slot order) under its tree, or
+    None where the mesh's box is too small against its coordinates for cells."""
+    geometry = grid_geometry(lo, hi, len(tris))
+    if geometry is None:
+        return None
+    origin, size, dims, margin = geometry
+    code, first, slots = _list_triangles(tris, origin, size, dims, margin)
+    refs = _references(code, len(first) - 1, origin, size, dims)
+    winding = _boundary_windings(node_box, node_first, node_count, tris, depth, refs,
+                                 threads)  # fmt: skip
+    _fill_empty(node_box, node_first, node_count, tris, depth, code, origin, size, dims)
+    box = np.stack([lo, hi]).astype(np.float64)
+    return Grid(box, origin, size, dims, margin, code, winding, first, slots)
+
+
+@njit(inline="always")
+def _crossing(tris, s, rx, ry, rz, px, py, pz):
+    """Signed change of the winding number from r to p across face s: 0 when the
+    segment misses it, 2 when a sign is 0 (undecided)."""
+    lo = min(rx, px)
+    if max(tris[s, 0, 0], tris[s, 1, 0], tris[s, 2, 0]) < lo:
+        return 0
+    hi = max(rx, px)
+    if min(tris[s, 0, 0], tris[s, 1, 0], tris[s, 2, 0]) > hi:
+        return 0
+    lo = min(ry, py)
+    if max(tris[s, 0, 1], tris[s, 1, 1], tris[s, 2, 1]) < lo:
+        return 0
+    hi = max(ry, py)
+    if min(tris[s, 0, 1], tris[s, 1, 1], tris[s, 2, 1]) > hi:
+        return 0
+    lo = min(rz, pz)
+    if max(tris[s, 0, 2], tris[s, 1, 2], tris[s, 2, 2]) < lo:
+        return 0
+    hi = max(rz, pz)
+    if min(tris[s, 0, 2], tris[s, 1, 2], tris[s, 2, 2]) > hi:
+        return 0
+    a = (tris[s, 0, 0], tris[s, 0, 1], tris[s, 0, 2])
+    b = (tris[s, 1, 0], tris[s, 1, 1], tris[s, 1, 2])
+    c = (tris[s, 2, 0], tris[s, 2, 1], tris[s, 2, 2])
+    p = (px, py, pz)
+    r = (rx, ry, rz)
+    side_p = orient3d(a, b, c, p)
+    if side_p == 0:
+        return 2  # p on the face's plane: on the face or not, the ray kernel decides
+    side_r = orient3d(a, b, c, r)
+    if side_r == side_p or side_r == 0:
+        return 0  # r is off the surface, so on the plane it is off the face
+    e1 = orient3d(r, p, a, b)
+    e2 = orient3d(r, p, b, c)
+    e3 = orient3d(r, p, c, a)
+    if (e1 > 0 or e2 > 0 or e3 > 0) and (e1 < 0 or e2 < 0 or e3 < 0):
+        return 0
+    if e1 == 0 or e2 == 0 or e3 == 0:
+        return 2  # through an edge or a vertex
+    return -side_p  # leaving along the normal lowers the winding number
+
+
+@njit(inline="always")
+def _axis_cell(x, origin, size, dims, a, half):
+    """(cell along axis a, whether x lies within half a margin of that cell's box)."""
+    i = min(max(int(np.floor((x - origin[a]) / size[a])), 0), dims[a] - 1)
+    fits = origin[a] + i * size[a] - half <= x <= origin[a] + (i + 1) * size[a] + half
+    return i, fits
+
+
+@njit(cache=True, nogil=True)
+def _locate_range(box, origin, size, dims, margin, code, winding, points, out, cell,
+                  lo, hi):  # fmt: skip
+    """Answer the points that need no crossing test; give the others their boundary
+    cell in ``cell`` (-1 for the answered)."""
+    half = 0.5 * margin
+    for q in range(lo, hi):
+        cell[q] = -1
+        px, py, pz = points[q, 0], points[q, 1], points[q, 2]
+        if (px < box[0, 0] or py < box[0, 1] or pz < box[0, 2]
+                or px > box[1, 0] or py > box[1, 1] or pz > box[1, 2]):  # fmt: skip
+            out[q] = OUTSIDE  # off the mesh's box: off a closed mesh and outside it
+            continue
+        i, fi = _axis_cell(px, origin, size, dims, 0, half)
+        j, fj = _axis_cell(py, origin, size, dims, 1, half)
+        k, fk = _axis_cell(pz, origin, size, dims, 2, half)
+        if not (fi and fj and fk):
+            out[q] = UNDECIDED  # rounding put p off its cell
+            continue
+        c = code[(i * dims[1] + j) * dims[2] + k]
+        if c < 0:
+            out[q] = OUTSIDE if c == EMPTY_OUT else (INSIDE if c == EMPTY_IN else UNDECIDED)
+        elif winding[c] == _NO_WINDING:
+            out[q] = UNDECIDED
+        else:
+            cell[q] = c
+
+
+@njit(cache=True, nogil=True)
+def _by_cell(cell, n_cells):
+    """The points with a boundary cell, ordered by it (a counting sort), so that points
+    of one cell are tested one after the other while its faces are in cache."""
+    start = np.zeros(n_cells + 1, np.int64)
+    for q in range(len(cell)):
+        if cell[q] >= 0:
+            start[cell[q] + 1] += 1
+    for c in range(n_cells):
+        start[c + 1] += start[c]
+    order = np.empty(start[n_cells], np.int64)
+    for q in range(len(cell)):
+        c = cell[q]
+        if c >= 0:
+            order[start[c]] = q
+            start[c] += 1
+    return order
+
+
+@njit(cache=True, nogil=True)
+def _cross_range(origin, size, dims, winding, first, slots, tris, points, out, cell,
+                 order, lo, hi):  # fmt: skip
+    """Decide the ordered points lo..hi by the faces crossed from their cell's reference
+    point."""
+    ny, nz = dims[1], dims[2]
+    for t in range(lo, hi):
+        q = order[t]
+        c = cell[q]
+        px, py, pz = points[q, 0], points[q, 1], points[q, 2]
+        i = min(max(int(np.floor((px - origin[0]) / size[0])), 0), dims[0] - 1)
+        j = min(max(int(np.floor((py - origin[1]) / size[1])), 0), ny - 1)
+        k = min(max(int(np.floor((pz - origin[2]) / size[2])), 0), nz - 1)
+        rx, ry, rz = _reference(origin, size, i, j, k)
+        w = np.int64(winding[c])
+        undecided = False
+        for e in range(first[c], first[c + 1]):
+            step = _crossing(tris, slots[e], rx, ry, rz, px, py, pz)
+            if step == 2:
+                undecided = True
+                break
+            w += step
+        if undecided:
+            out[q] = UNDECIDED
+        else:
+            out[q] = INSIDE if w != 0 else OUTSIDE
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def query(box, origin, size, dims, margin, code, winding, first, slots, tris, points,
+          out, threads):  # fmt: skip
+    """Per point INSIDE, OUTSIDE or UNDECIDED (the ray kernel decides), in parallel
+    chunks on ``threads`` threads."""
+    n = len(points)
+    cell = np.empty(n, np.int64)
+    lanes, n_chunks = lane_count(n, threads, _CHUNK)
+    for lane in prange(lanes):
+        for c in range(lane, n_chunks, lanes):
+            lo, hi = chunk_span(c, n, _CHUNK)
+            _locate_range(box, origin, size, dims, margin, code, winding, points, out,
+                          cell, lo, hi)  # fmt: skip
+    order = _by_cell(cell, len(winding))
+    m = len(order)
+    lanes, n_chunks = lane_count(m, threads, _CHUNK)
+    for lane in prange(lanes):
+        for c in range(lane, n_chunks, lanes):
+            lo, hi = chunk_span(c, m, _CHUNK)
+            _cross_range(origin, size, dims, winding, first, slots, tris, points, out,
+                         cell, order, lo, hi)  # fmt: skip
