@@ -20,6 +20,8 @@ from hitbox._kernels.lanes import chunk_span, lane_count
 
 #: Points per call from which the parallel kernel is used.
 PARALLEL_MIN = 4096
+#: Points per call from which the caller walks them in Morton order.
+SORT_MIN = 256
 _CHUNK = 256  # consecutive points walked by one thread, sharing the warm start
 
 
