@@ -10,8 +10,8 @@ says meets is at distance 0 exactly; one that does not is never reported at 0, s
 
 Nodes: each tree's nodes as oriented boxes (an OBB tree's own boxes, any other kind's
 exact AABBs with the identity frame). The gap along any unit axis bounds the distance of
-two boxes from below; the walk takes the largest gap over the six face normals and the
-centre-sphere bound, lowered by a relative 1e-12 for rounding, visits the nearer child
+two boxes from below; the walk takes the largest gap over the fifteen separating axes,
+the line through the centres and the centre-sphere bounds, lowered by a relative 1e-12 for rounding, visits the nearer child
 pair first and skips every pair whose bound reaches the best distance so far.
 """
 
@@ -197,19 +197,22 @@ def tri_tri_distance(p0, p1, p2, q0, q1, q2):
 
 
 @njit(inline="always")
-def _ball_gap(p0, p1, p2, q0, q1, q2):
-    """Distance between the balls about each triangle's centroid through its farthest
-    vertex: a lower bound on the triangles' distance (not yet widened for rounding)."""
+def _line_gap(p0, p1, p2, q0, q1, q2):
+    """The gap between the triangles' projections on the line through their centroids,
+    less a rounding margin: a lower bound on their distance, nearly the distance when
+    they are far apart."""
     cp = ((p0[0] + p1[0] + p2[0]) / 3.0, (p0[1] + p1[1] + p2[1]) / 3.0,
           (p0[2] + p1[2] + p2[2]) / 3.0)  # fmt: skip
     cq = ((q0[0] + q1[0] + q2[0]) / 3.0, (q0[1] + q1[1] + q2[1]) / 3.0,
           (q0[2] + q1[2] + q2[2]) / 3.0)  # fmt: skip
-    rp = max(_dot(_sub(p0, cp), _sub(p0, cp)), _dot(_sub(p1, cp), _sub(p1, cp)),
-             _dot(_sub(p2, cp), _sub(p2, cp)))  # fmt: skip
-    rq = max(_dot(_sub(q0, cq), _sub(q0, cq)), _dot(_sub(q1, cq), _sub(q1, cq)),
-             _dot(_sub(q2, cq), _sub(q2, cq)))  # fmt: skip
-    d = _sub(cp, cq)
-    return math.sqrt(_dot(d, d)) - math.sqrt(rp) - math.sqrt(rq)
+    u = _sub(cq, cp)
+    n = math.sqrt(_dot(u, u))
+    if not n > 0.0:
+        return 0.0
+    hi_p = max(_dot(u, _sub(p0, cp)), _dot(u, _sub(p1, cp)), _dot(u, _sub(p2, cp)))
+    lo_q = min(_dot(u, _sub(q0, cp)), _dot(u, _sub(q1, cp)), _dot(u, _sub(q2, cp)))
+    # less a rounding margin relative to the lengths involved, not to the gap
+    return (lo_q - hi_p) / n - REL_EPS * (n + (abs(lo_q) + abs(hi_p)) / n)
 
 
 @njit(inline="always")
@@ -260,8 +263,8 @@ def _edge_gap(along, reach, cosine):
 @njit(inline="always")
 def _box_gap(ac, ah, ar, i, bc, bh, br, j, rot, trans):
     """A lower bound on the distance of box a[i] and box b[j] moved by (rot, trans):
-    the largest gap along the fifteen separating axes and from each box to the
-    other's bounding sphere."""
+    the largest gap along the fifteen separating axes and the line through the centres,
+    and from each box to the other's bounding sphere."""
     cx, cy, cz = bc[j, 0], bc[j, 1], bc[j, 2]
     w0 = trans[0] + rot[0, 0] * cx + rot[0, 1] * cy + rot[0, 2] * cz - ac[i, 0]
     w1 = trans[1] + rot[1, 0] * cx + rot[1, 1] * cy + rot[1, 2] * cz - ac[i, 1]
@@ -304,6 +307,13 @@ def _box_gap(ac, ah, ar, i, bc, bh, br, j, rot, trans):
     centre = math.sqrt(t0 * t0 + t1 * t1 + t2 * t2)
     ra = math.sqrt(ha[0] * ha[0] + ha[1] * ha[1] + ha[2] * ha[2])
     rb = math.sqrt(hb[0] * hb[0] + hb[1] * hb[1] + hb[2] * hb[2])
+    if centre > 0.0:  # the centre line: nearly the boxes' distance when they are far
+        reach = 0.0
+        for k in range(3):
+            reach += ha[k] * abs(t[k])
+        for c in range(3):
+            reach += hb[c] * abs(t[0] * col[c][0] + t[1] * col[c][1] + t[2] * col[c][2])
+        gap = max(gap, centre - reach / centre)
     # each box against the other's bounding sphere: point-box distance less the radius
     gap = max(gap, math.sqrt(out_a) - rb, math.sqrt(out_b) - ra)
     if gap <= 0.0:
@@ -371,8 +381,8 @@ def mesh_distance(
                     if (g0 * g0 + g1 * g1 + g2 * g2) * (1.0 - 4 * REL_EPS) >= best:
                         continue
                     p0, p1, p2 = load(a_tris, s)
-                    # the triangles' circumscribing balls (about their centroids)
-                    gap = _ball_gap(p0, p1, p2, q0, q1, q2)
+                    # the triangles' projections on the line through their centroids
+                    gap = _line_gap(p0, p1, p2, q0, q1, q2)
                     if gap > 0.0 and gap * gap * (1.0 - 4 * REL_EPS) >= best:
                         continue
                     # both triangles' planes: one wholly beyond the other's by best

@@ -37,7 +37,7 @@ _NO_WINDING = np.iinfo(np.int32).min
 #: axis-aligned faces through cell centres.
 _SHIFT = (0.0371, -0.0217, 0.0113)
 #: Cells per face, and the most cells, of a grid.
-CELLS_PER_FACE = 2.0
+CELLS_PER_FACE = 4.0
 MAX_CELLS = 1 << 22
 
 
@@ -92,6 +92,47 @@ def _reference(origin, size, i, j, k):
     return x, y, z
 
 
+@njit(inline="always")
+def _plane(tris, s):
+    """(n0, n1, n2, d, slack) of face s: n . x = d on its plane as computed, and how far
+    its own vertices stray from that plane (rounding, slivers), to be added to any test."""
+    ux, uy, uz = (
+        tris[s, 1, 0] - tris[s, 0, 0],
+        tris[s, 1, 1] - tris[s, 0, 1],
+        tris[s, 1, 2] - tris[s, 0, 2],
+    )
+    vx, vy, vz = (
+        tris[s, 2, 0] - tris[s, 0, 0],
+        tris[s, 2, 1] - tris[s, 0, 1],
+        tris[s, 2, 2] - tris[s, 0, 2],
+    )
+    n0, n1, n2 = uy * vz - uz * vy, uz * vx - ux * vz, ux * vy - uy * vx
+    d = n0 * tris[s, 0, 0] + n1 * tris[s, 0, 1] + n2 * tris[s, 0, 2]
+    stray = 0.0
+    for v in range(1, 3):
+        stray = max(
+            stray, abs(n0 * tris[s, v, 0] + n1 * tris[s, v, 1] + n2 * tris[s, v, 2] - d)
+        )
+    return n0, n1, n2, d, stray  # fmt: skip
+
+
+@njit(inline="always")
+def _off_plane(n0, n1, n2, d, stray, origin, size, margin, i, j, k):
+    """Whether cell (i, j, k), widened by 2 margins, lies wholly off the face's plane
+    (so off the face): the plane's offset from the cell's centre exceeds the box's reach
+    along the normal by more than the vertices' stray and a rounding slack."""
+    cx = origin[0] + (i + 0.5) * size[0]
+    cy = origin[1] + (j + 0.5) * size[1]
+    cz = origin[2] + (k + 0.5) * size[2]
+    reach = (abs(n0) * (0.5 * size[0] + 2.0 * margin) + abs(n1) * (0.5 * size[1] + 2.0 * margin)
+             + abs(n2) * (0.5 * size[2] + 2.0 * margin))  # fmt: skip
+    off = abs(n0 * cx + n1 * cy + n2 * cz - d)
+    slack = 1e-9 * (
+        (abs(n0) + abs(n1) + abs(n2)) * (abs(cx) + abs(cy) + abs(cz)) + abs(d) + reach
+    )
+    return off > reach + stray + slack
+
+
 @njit(cache=True, nogil=True)
 def _list_triangles(tris, origin, size, dims, margin):
     """(code, first, slots): cells' codes (boundary numbers, or _UNSET) and CSR lists."""
@@ -123,9 +164,14 @@ def _list_triangles(tris, origin, size, dims, margin):
             k0, k1 = _cell_range(min(tris[s, 0, 2], tris[s, 1, 2], tris[s, 2, 2]),
                                  max(tris[s, 0, 2], tris[s, 1, 2], tris[s, 2, 2]),
                                  origin, size, dims, 2, margin)  # fmt: skip
+            n0, n1, n2, d, slack = _plane(tris, s)
             for i in range(i0, i1 + 1):
                 for j in range(j0, j1 + 1):
                     for k in range(k0, k1 + 1):
+                        if _off_plane(
+                            n0, n1, n2, d, slack, origin, size, margin, i, j, k
+                        ):
+                            continue
                         c = (i * dims[1] + j) * dims[2] + k
                         if phase == 0:
                             counts[c] += 1
@@ -140,7 +186,9 @@ def _list_triangles(tris, origin, size, dims, margin):
 def _boundary_range(node_box, node_first, node_count, tris, depth, refs, out, lo, hi):
     stack = np.empty(2 * depth + 4, np.intp)
     for b in range(lo, hi):
-        status, count = ray_winding(node_box, node_first, node_count, tris, stack, refs, b)
+        status, count = ray_winding(
+            node_box, node_first, node_count, tris, stack, refs, b
+        )
         out[b] = count if status == 0 else _NO_WINDING
 
 
@@ -152,7 +200,9 @@ def _boundary_windings(node_box, node_first, node_count, tris, depth, refs, thre
     for lane in prange(lanes):
         for c in range(lane, n_chunks, lanes):
             lo, hi = chunk_span(c, len(refs), _CHUNK)
-            _boundary_range(node_box, node_first, node_count, tris, depth, refs, out, lo, hi)
+            _boundary_range(
+                node_box, node_first, node_count, tris, depth, refs, out, lo, hi
+            )
     return out
 
 
@@ -298,7 +348,9 @@ def _locate_range(box, origin, size, dims, margin, code, winding, points, out, c
             continue
         c = code[(i * dims[1] + j) * dims[2] + k]
         if c < 0:
-            out[q] = OUTSIDE if c == EMPTY_OUT else (INSIDE if c == EMPTY_IN else UNDECIDED)
+            out[q] = (
+                OUTSIDE if c == EMPTY_OUT else (INSIDE if c == EMPTY_IN else UNDECIDED)
+            )
         elif winding[c] == _NO_WINDING:
             out[q] = UNDECIDED
         else:
