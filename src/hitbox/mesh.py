@@ -13,12 +13,12 @@ import numpy as np
 from hitbox import _containment
 from hitbox import _validate as v
 from hitbox import distance as _distance
-from hitbox._kernels import bvh_build as _build
 from hitbox._kernels import bvh_ray as _ray
 from hitbox._kernels import closest as _closest
 from hitbox._kernels import collide as _collide
 from hitbox._kernels import collide_many as _many
 from hitbox._kernels import inside as _inside
+from hitbox._kernels import point_order as _order
 from hitbox._kernels import self_collide as _self
 from hitbox.bvh import BVH, npz_path, read_npz
 from hitbox.triangle import RayHits
@@ -436,19 +436,16 @@ class TriangleMesh:
         slot, w = np.full(n, -1, np.intp), np.full((n, 3), np.nan)
         tree = self.bvh
         if n and self.n_faces:
-            # in Morton order, each walk starts from its neighbour's answer, and the
+            # in spatial order, each walk starts from its neighbour's answer, and the
             # nodes it visits are still in cache
-            order = _build.morton_order(pts) if n >= _closest.SORT_MIN else None
+            order = _order.spatial_order(pts) if n >= _closest.SORT_MIN else np.arange(n)
             walk = (tree.node_box, tree.node_first, tree.node_count, self._slot_tris)
-            walk += (tree.prim_order, tree.depth, pts if order is None else pts[order])
-            walk += (q, d, slot, w)
+            walk += (tree.prim_order, tree.depth, pts, order, q, d, slot, w)
             threads = numba.get_num_threads()
             if n >= _closest.PARALLEL_MIN and threads > 1:
                 _closest.closest_parallel(*walk, threads)
             else:
                 _closest.closest(*walk)
-            if order is not None:
-                q[order], d[order], slot[order], w[order] = q.copy(), d.copy(), slot.copy(), w.copy()
         face = slot.copy()
         face[slot >= 0] = tree.prim_order[slot[slot >= 0]]
         return self._closest_tuple(q, d, face, w, single)

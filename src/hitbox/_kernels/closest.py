@@ -20,7 +20,7 @@ from hitbox._kernels.lanes import chunk_span, lane_count
 
 #: Points per call from which the parallel kernel is used.
 PARALLEL_MIN = 4096
-#: Points per call from which the caller walks them in Morton order.
+#: Points per call from which the caller walks them in spatial order.
 SORT_MIN = 256
 _CHUNK = 256  # consecutive points walked by one thread, sharing the warm start
 
@@ -135,14 +135,15 @@ def _box_d2(box, m, px, py, pz):
 
 @njit(cache=True, nogil=True)
 def _closest_range(
-    node_box, node_first, node_count, tris, prim_order, depth, points,
+    node_box, node_first, node_count, tris, prim_order, depth, points, order,
     out_point, out_d, out_slot, out_w, start, stop,
 ):  # fmt: skip
-    """Points start..stop, compiled apart: parfors must not see the walk's body."""
+    """Points order[start..stop], compiled apart: parfors must not see the walk's body."""
     stack = np.empty(depth + 2, np.intp)
     bound = np.empty(depth + 2)
     prev = -1
-    for p in range(start, stop):
+    for t in range(start, stop):
+        p = order[t]
         px, py, pz = points[p, 0], points[p, 1], points[p, 2]
         best, best_s, best_f = np.inf, -1, -1
         q = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
@@ -187,23 +188,24 @@ def _closest_range(
 
 @njit(cache=True, nogil=True)
 def closest(
-    node_box, node_first, node_count, tris, prim_order, depth, points,
+    node_box, node_first, node_count, tris, prim_order, depth, points, order,
     out_point, out_d, out_slot, out_w,
 ):  # fmt: skip
     """Closest point of the mesh to each point: point, distance, slot, barycentrics.
 
     ``tris`` are the triangles in slot order, ``prim_order[slot]`` their face index; the
-    tree must hold at least one triangle.
+    tree must hold at least one triangle. Points are walked in ``order`` (a permutation:
+    each walk starts from the previous one's triangle) and answered in place.
     """
     _closest_range(
-        node_box, node_first, node_count, tris, prim_order, depth, points,
+        node_box, node_first, node_count, tris, prim_order, depth, points, order,
         out_point, out_d, out_slot, out_w, 0, len(points),
     )  # fmt: skip
 
 
 @njit(cache=True, nogil=True, parallel=True)
 def closest_parallel(
-    node_box, node_first, node_count, tris, prim_order, depth, points,
+    node_box, node_first, node_count, tris, prim_order, depth, points, order,
     out_point, out_d, out_slot, out_w, threads,
 ):  # fmt: skip
     """:func:`closest`, in parallel: chunks of consecutive points dealt round-robin to
@@ -215,7 +217,7 @@ def closest_parallel(
             lo, hi = chunk_span(c, n, _CHUNK)
             _closest_range(
                 node_box, node_first, node_count, tris, prim_order, depth, points,
-                out_point, out_d, out_slot, out_w, lo, hi,
+                order, out_point, out_d, out_slot, out_w, lo, hi,
             )  # fmt: skip
 
 

@@ -1,0 +1,32 @@
+"""The spatial order of query points (hitbox._kernels.point_order): a permutation that
+groups points by Morton-ordered cells."""
+
+import numpy as np
+from hypothesis import given
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
+
+from hitbox._kernels.bvh_build import _spread_bits
+from hitbox._kernels.point_order import _BITS, spatial_order
+
+finite = st.floats(-1e6, 1e6, allow_nan=False)
+
+
+@given(arrays(np.float64, st.tuples(st.integers(0, 300), st.just(3)), elements=finite))
+def test_a_permutation_grouped_by_morton_cell(points):
+    order = spatial_order(points)
+    assert np.array_equal(np.sort(order), np.arange(len(points)))
+    if not len(points):
+        return
+    lo, hi = points.min(axis=0), points.max(axis=0)
+    side = 1 << _BITS
+    scale = np.where(hi > lo, side / np.where(hi > lo, hi - lo, 1.0), 0.0)
+    cells = np.minimum(((points - lo) * scale).astype(np.int64), side - 1)
+    codes = sum(np.array([_spread_bits(c) for c in cells[:, k]], np.int64) << (2 - k)
+                for k in range(3))  # fmt: skip
+    assert (np.diff(codes[order]) >= 0).all()  # cells in Morton order, each contiguous
+
+
+def test_equal_points_and_one_point():
+    assert spatial_order(np.ones((5, 3))).tolist() == [0, 1, 2, 3, 4]
+    assert spatial_order(np.zeros((1, 3))).tolist() == [0]
