@@ -13,6 +13,7 @@ import numpy as np
 from hitbox import _containment
 from hitbox import _validate as v
 from hitbox import distance as _distance
+from hitbox._bvh_check import check_points
 from hitbox._kernels import bvh_ray as _ray
 from hitbox._kernels import closest as _closest
 from hitbox._kernels import collide as _collide
@@ -20,7 +21,7 @@ from hitbox._kernels import collide_many as _many
 from hitbox._kernels import inside as _inside
 from hitbox._kernels import point_order as _order
 from hitbox._kernels import self_collide as _self
-from hitbox.bvh import BVH, npz_path, read_npz
+from hitbox.bvh import BVH, npz_path, read_file, write_file
 from hitbox.triangle import RayHits
 
 __all__ = ["TriangleMesh", "Contacts", "MeshRayHits", "ClosestPoints", "MODES"]
@@ -155,25 +156,23 @@ class TriangleMesh:
         return cls(np.asarray(mesh.vertices), np.asarray(mesh.faces), **options)
 
     def save(self, path):
-        """Write the mesh and its built tree to one ``.npz`` file (the suffix added
-        when missing, as numpy does)."""
-        self.bvh.save(path)
-        arrays = read_npz(path)
-        np.savez(npz_path(path), mesh_vertices=self.vertices, mesh_faces=self.faces,
-                 **arrays)  # fmt: skip
+        """Write the mesh and its built tree to one ``.npz`` file (``.npz`` added to a
+        path without it), with a format number and a checksum."""
+        write_file(path, self.bvh, mesh_vertices=self.vertices, mesh_faces=self.faces)
 
     @classmethod
     def load(cls, path):
-        """Read a mesh saved by :meth:`save`; the tree is not rebuilt, but checked: its
-        structure, and every node volume around the triangles under it (a file edited
-        by hand, vertices moved or boxes shrunk, raises ValueError)."""
-        data = read_npz(path)
-        if "mesh_vertices" not in data or "mesh_faces" not in data:
-            raise ValueError(
-                f"{npz_path(path)} holds no mesh (was it written by TriangleMesh.save?)"
-            )
-        mesh = cls(data["mesh_vertices"], data["mesh_faces"], bvh=BVH.load(path))
-        mesh.bvh.validate(mesh.triangles if mesh.n_faces else np.zeros((0, 3, 3)))
+        """Read a mesh saved by :meth:`save`. The tree is not rebuilt but verified as
+        :meth:`hitbox.bvh.BVH.load` verifies it, and against the mesh: its vertices and
+        faces must give triangles whose boxes are exactly the tree's slot boxes, inside
+        every node volume above them. A missing file is FileNotFoundError; any fault a
+        one-line ValueError naming the file."""
+        tree, data = read_file(path, ("mesh_vertices", "mesh_faces"))
+        try:
+            mesh = cls(data["mesh_vertices"], data["mesh_faces"], bvh=tree)
+            check_points(tree, mesh._slot_tris)
+        except (ValueError, TypeError) as exc:
+            raise ValueError(f"{npz_path(path)}: {exc}") from None
         return mesh
 
     def deformed(self, vertices):
@@ -440,7 +439,7 @@ class TriangleMesh:
             # nodes it visits are still in cache
             order = _order.spatial_order(pts) if n >= _closest.SORT_MIN else np.arange(n)
             walk = (tree.node_box, tree.node_first, tree.node_count, self._slot_tris)
-            walk += (tree.prim_order, tree.depth, pts, order, q, d, slot, w)
+            walk += (self._args[-3], tree.prim_order, tree.depth, pts, order, q, d, slot, w)
             threads = numba.get_num_threads()
             if n >= _closest.PARALLEL_MIN and threads > 1:
                 _closest.closest_parallel(*walk, threads)

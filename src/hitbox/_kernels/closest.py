@@ -135,7 +135,7 @@ def _box_d2(box, m, px, py, pz):
 
 @njit(cache=True, nogil=True)
 def _closest_range(
-    node_box, node_first, node_count, tris, prim_order, depth, points, order,
+    node_box, node_first, node_count, tris, slot_box, prim_order, depth, points, order,
     out_point, out_d, out_slot, out_w, start, stop,
 ):  # fmt: skip
     """Points order[start..stop], compiled apart: parfors must not see the walk's body."""
@@ -163,6 +163,8 @@ def _closest_range(
             f = node_first[m]
             if c > 0:
                 for s in range(f, f + c):
+                    if _box_d2(slot_box, s, px, py, pz) > best:
+                        continue  # its box is farther than the best: it cannot win or tie
                     d, qx, qy, qz, wa, wb, wc = closest_on_triangle(tris, s, px, py, pz)
                     if d < best or (d == best and prim_order[s] < best_f):
                         best, best_s, best_f = d, s, prim_order[s]
@@ -188,24 +190,25 @@ def _closest_range(
 
 @njit(cache=True, nogil=True)
 def closest(
-    node_box, node_first, node_count, tris, prim_order, depth, points, order,
+    node_box, node_first, node_count, tris, slot_box, prim_order, depth, points, order,
     out_point, out_d, out_slot, out_w,
 ):  # fmt: skip
     """Closest point of the mesh to each point: point, distance, slot, barycentrics.
 
-    ``tris`` are the triangles in slot order, ``prim_order[slot]`` their face index; the
+    ``tris`` are the triangles in slot order, ``slot_box`` their exact boxes (S, 2, 3),
+    ``prim_order[slot]`` their face index; the
     tree must hold at least one triangle. Points are walked in ``order`` (a permutation:
     each walk starts from the previous one's triangle) and answered in place.
     """
     _closest_range(
-        node_box, node_first, node_count, tris, prim_order, depth, points, order,
+        node_box, node_first, node_count, tris, slot_box, prim_order, depth, points, order,
         out_point, out_d, out_slot, out_w, 0, len(points),
     )  # fmt: skip
 
 
 @njit(cache=True, nogil=True, parallel=True)
 def closest_parallel(
-    node_box, node_first, node_count, tris, prim_order, depth, points, order,
+    node_box, node_first, node_count, tris, slot_box, prim_order, depth, points, order,
     out_point, out_d, out_slot, out_w, threads,
 ):  # fmt: skip
     """:func:`closest`, in parallel: chunks of consecutive points dealt round-robin to
@@ -216,8 +219,8 @@ def closest_parallel(
         for c in range(lane, n_chunks, lanes):
             lo, hi = chunk_span(c, n, _CHUNK)
             _closest_range(
-                node_box, node_first, node_count, tris, prim_order, depth, points,
-                order, out_point, out_d, out_slot, out_w, lo, hi,
+                node_box, node_first, node_count, tris, slot_box, prim_order, depth,
+                points, order, out_point, out_d, out_slot, out_w, lo, hi,
             )  # fmt: skip
 
 
