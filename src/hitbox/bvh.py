@@ -17,13 +17,12 @@ exactly, and tests ``slot_box`` at the leaves. ``node_bv`` bounds the primitives
 descent tests.
 """
 
-import os
-import zipfile
 from dataclasses import dataclass
 
 import numba
 import numpy as np
 
+from hitbox import _bvh_check as _check
 from hitbox import _validate as v
 from hitbox import kdop, obb
 from hitbox._kernels import bvh_build as _build
@@ -31,6 +30,7 @@ from hitbox._kernels import bvh_fit as _fit
 from hitbox._kernels import bvh_fit_obb as _fit_obb
 from hitbox._kernels import bvh_sah as _sah
 from hitbox._kernels import bvh_traverse as _traverse
+from hitbox._npz import npz_path, read_npz, write_npz
 from hitbox._types import OBBs, Spheres
 
 __all__ = [
@@ -67,8 +67,6 @@ MAX_DEPTH = 64
 SAH_BINS = 64
 #: Neighbours searched on each side in the bottom-up build (Meister & Bittner 2018: 16).
 PLOC_RADIUS = 16
-
-_FORMAT = 1
 
 
 @dataclass(frozen=True, eq=False, slots=True, repr=False)
@@ -270,105 +268,106 @@ class BVH:
         Structure: root 0, M = 2L - 1, children pairs after their parents and each node
         the child of exactly one parent, contiguous slot runs tiling [0, N),
         ``prim_order`` a permutation, ``depth`` the longest root-to-leaf path, arrays
-        read-only and of the kind's layout. With ``primitives`` (the points the tree was
-        built or refitted on): ``slot_box`` and ``node_box`` are the exact boxes of the
-        points, and every node volume holds every point under it (slab kinds exactly,
-        spheres and OBBs to rounding).
+        read-only and of the kind's layout. Bounds: finite volumes, each node's box
+        holding its children's and its slots' boxes. With ``primitives`` (the points the
+        tree was built or refitted on): ``slot_box`` and ``node_box`` are the exact
+        boxes of the points, and every node volume holds every point under it (slab
+        kinds exactly, spheres and OBBs to rounding).
         """
-        spans = _check_structure(self)
+        if self.kind not in KINDS:
+            _check.fail(f"unknown kind {self.kind!r}")
+        spans = _check.check_structure(self)
+        _check.check_bounds(self, spans)
         if primitives is not None:
             pts, _ = v.as_point_groups(primitives, "primitives", dim=3)
             if len(pts) != self.n_prims:
-                raise ValueError(
-                    f"BVH invalid: {len(pts)} primitives given for {self.n_prims} slots"
-                )
-            _check_volumes(self, pts, spans)
+                _check.fail(f"{len(pts)} primitives given for {self.n_prims} slots")
+            _check.check_points(self, _fit.slot_points(pts, self.prim_order))
 
     # -- files ---------------------------------------------------------------------------
 
     def save(self, path):
-        """Write the tree to a ``.npz`` file (numpy adds the suffix if missing)."""
-        parts = {
-            "format": np.array(_FORMAT),
-            "kind": np.array(self.kind),
-            "depth": np.array(self.depth),
-            "node_first": self.node_first,
-            "node_count": self.node_count,
-            "prim_order": self.prim_order,
-            "node_box": self.node_box,
-            "slot_box": self.slot_box,
-        }
-        bv = self.node_bv
-        if isinstance(bv, Spheres):
-            parts.update(node_center=bv.center, node_radius=bv.radius)
-        elif isinstance(bv, OBBs):
-            parts.update(node_center=bv.center, node_half=bv.half, node_rot=bv.rot)
-        elif self.kind != "aabb":
-            parts["node_bv"] = bv
-        np.savez(npz_path(path), **parts)
+        """Write the tree to a ``.npz`` file (``.npz`` added to a path without it), with a
+        format number and a checksum (see :meth:`load`)."""
+        write_file(path, self)
 
     @classmethod
     def load(cls, path):
-        """Read a tree written by :meth:`save` (``.npz`` added to a path without it);
-        its structure is checked on the way in. A file that is not a readable ``.npz``
-        raises ValueError naming it."""
-        data = read_npz(path)
-        try:
-            if int(data["format"]) != _FORMAT:
-                raise ValueError(f"unknown BVH file format {int(data['format'])}")
-            kind = v.check_choice(str(data["kind"]), "kind", KINDS)
-            ints = {k: _ints(data[k]) for k in ("node_first", "node_count", "prim_order")}
-            node_box = _floats(data["node_box"])
-            if kind == "aabb":
-                node_bv = node_box
-            elif kind == "sphere":
-                node_bv = Spheres(
-                    _floats(data["node_center"]), _floats(data["node_radius"])
-                )
-            elif kind == "obb":
-                node_bv = OBBs(
-                    _floats(data["node_center"]),
-                    _floats(data["node_half"]),
-                    _floats(data["node_rot"]),
-                )
-            else:
-                node_bv = _floats(data["node_bv"])
-            tree = cls(
-                node_bv=node_bv,
-                node_box=node_box,
-                slot_box=_floats(data["slot_box"]),
-                depth=int(data["depth"]),
-                kind=kind,
-                **ints,
-            )
-        except KeyError as exc:
-            raise ValueError(
-                f"{os.fspath(path)} is not a saved BVH: missing {exc}"
-            ) from None
-        _check_structure(tree)
+        """Read a tree written by :meth:`save` (``.npz`` added to a path without it).
+
+        Verified on the way in: the format number, the checksum of the arrays, and the
+        invariants :meth:`validate` checks without the points (structure, finite
+        volumes, each node's box holding its children's and its slots' boxes: all that
+        :meth:`query` reads). A missing file is FileNotFoundError; a truncated, damaged,
+        edited or foreign one a one-line ValueError naming the file and the fault.
+        """
+        tree, _ = read_file(path)
         return tree
 
 
 # -- helpers -----------------------------------------------------------------------------
 
 
-def npz_path(path):
-    """``path`` as numpy's ``savez`` writes it: with ``.npz`` added when missing."""
-    path = os.fspath(path)
-    return path if path.endswith(".npz") else path + ".npz"
+def write_file(path, tree, **extra):
+    """Write ``tree`` and the named ``extra`` arrays to one checked ``.npz`` file."""
+    parts = {
+        "kind": np.array(tree.kind),
+        "depth": np.array(tree.depth),
+        "node_first": tree.node_first,
+        "node_count": tree.node_count,
+        "prim_order": tree.prim_order,
+        "node_box": tree.node_box,
+        "slot_box": tree.slot_box,
+    }
+    bv = tree.node_bv
+    if isinstance(bv, Spheres):
+        parts.update(node_center=bv.center, node_radius=bv.radius)
+    elif isinstance(bv, OBBs):
+        parts.update(node_center=bv.center, node_half=bv.half, node_rot=bv.rot)
+    elif tree.kind != "aabb":
+        parts["node_bv"] = bv
+    write_npz(path, {**parts, **extra})
 
 
-def read_npz(path):
-    """Every array of a ``.npz`` file as a dict, or ValueError naming the file when it
-    is truncated or not a ``.npz`` at all (FileNotFoundError when there is none)."""
+def read_file(path, extra=()):
+    """The tree of a file :func:`write_file` wrote, checked as :meth:`BVH.load` says,
+    and a dict of the ``extra`` arrays named (each must be there); ValueError naming
+    the file for any fault."""
     name = npz_path(path)
+    data = read_npz(path, "saved hitbox mesh or tree")
     try:
-        with np.load(name, allow_pickle=False) as f:
-            return {k: f[k] for k in f.files}
-    except FileNotFoundError:
-        raise
-    except (OSError, EOFError, ValueError, zipfile.BadZipFile) as exc:
-        raise ValueError(f"{name} is not a readable .npz file ({exc})") from None
+        missing = [k for k in ("kind", "depth", *_check.INT_ARRAYS) if k not in data]
+        missing += [k for k in extra if k not in data]
+        if missing:
+            raise ValueError(f"holds no {', '.join(missing)}: not a saved BVH or mesh")
+        kind = str(data["kind"]) if data["kind"].dtype.kind == "U" else None
+        if kind not in KINDS:
+            raise ValueError(f"unknown node kind {data['kind'].tolist()!r}")
+        fields = {
+            "aabb": ("node_box",),
+            "sphere": ("node_center", "node_radius"),
+            "obb": ("node_center", "node_half", "node_rot"),
+        }.get(kind, ("node_bv",))
+        missing = [k for k in ("node_box", "slot_box", *fields) if k not in data]
+        if missing:
+            article = "an" if kind[0] in "ao" else "a"
+            raise ValueError(f"{article} {kind!r} tree needs {', '.join(missing)}")
+        if data["depth"].shape != () or data["depth"].dtype.kind not in "iu":
+            raise ValueError("depth is not an integer")
+        bvs = [_floats(data[k], k) for k in fields]
+        node_bv = {"sphere": Spheres, "obb": OBBs}.get(kind, lambda arr: arr)(*bvs)
+        tree = BVH(
+            node_bv=node_bv,
+            node_box=node_bv if kind == "aabb" else _floats(data["node_box"], "node_box"),
+            slot_box=_floats(data["slot_box"], "slot_box"),
+            depth=int(data["depth"]),
+            kind=kind,
+            **{k: _ints(data[k], k) for k in _check.INT_ARRAYS},
+        )
+        _check.check_bounds(tree, _check.check_structure(tree))
+    except ValueError as exc:
+        raise ValueError(f"{name}: {_check_message(exc)}") from None
+    return tree, {k: data[k] for k in extra}
 
 
 def _frozen(arr):
@@ -387,20 +386,22 @@ def _restore(node_bv, node_box, node_first, node_count, prim_order, slot_box, de
                _frozen(prim_order), _frozen(slot_box), depth, kind)  # fmt: skip
 
 
-def _ints(arr):
-    if arr.dtype.kind not in "iu":
-        raise ValueError(f"expected integer arrays in a saved BVH, got {arr.dtype}")
-    return _frozen(np.ascontiguousarray(arr, dtype=np.intp))
+def _check_message(exc):
+    text = str(exc)
+    return text.removeprefix("BVH invalid: ")
 
 
-def _floats(arr):
+def _ints(arr, name):
+    if arr.dtype.kind not in "iu" or (arr.size and arr.dtype.kind == "u" and (
+            arr.max() > np.iinfo(np.intp).max)):  # fmt: skip
+        raise ValueError(f"{name} must hold integers, got {arr.dtype}")
+    return _frozen(np.array(arr, dtype=np.intp))
+
+
+def _floats(arr, name):
     if arr.dtype.kind != "f":
-        raise ValueError(f"expected float arrays in a saved BVH, got {arr.dtype}")
-    return _frozen(np.ascontiguousarray(arr, dtype=np.float64))
-
-
-def _kdop_k(kind):
-    return int(kind[4:])
+        raise ValueError(f"{name} must hold floats, got {arr.dtype}")
+    return _frozen(np.array(arr, dtype=np.float64))
 
 
 def _fitted(pts, node_first, node_count, order, depth, kind, tasks=_NO_TASKS):
@@ -414,7 +415,7 @@ def _fitted(pts, node_first, node_count, order, depth, kind, tasks=_NO_TASKS):
     if kind == "aabb":
         node_bv = node_box
     elif kind.startswith("kdop"):
-        k = _kdop_k(kind)
+        k = _check.kdop_k(kind)
         node_bv = np.empty((n_nodes, 2, k // 2))
         _fit.fit_kdops(
             slot_pts, np.ascontiguousarray(kdop.AXES[k]), node_first, node_count, node_bv
@@ -460,202 +461,3 @@ def _as_queries(volumes):
         # its box grown to hold the given parallelepiped, as everywhere OBBs are tested
         return obb._as_obbs(volumes, "volumes", tidy=True)
     return v.as_boxes(volumes, "volumes", dim=3)
-
-
-def _fail(msg):
-    raise ValueError(f"BVH invalid: {msg}")
-
-
-def _check_structure(tree):
-    """Structural invariants; returns (span_lo, span_hi) of every node."""
-    nf, nc, order = tree.node_first, tree.node_count, tree.prim_order
-    m, n = len(nf), len(order)
-    if tree.kind not in KINDS:
-        _fail(f"unknown kind {tree.kind!r}")
-    for name in ("node_first", "node_count", "prim_order"):
-        arr = getattr(tree, name)
-        if arr.ndim != 1 or arr.dtype != np.intp:
-            _fail(f"{name} must be a 1-D intp array, got {arr.dtype} {arr.shape}")
-    if len(nc) != m:
-        _fail(f"node_first has {m} entries, node_count {len(nc)}")
-    _check_layout(tree, m, n)
-    for name, arr in _arrays(tree):
-        if arr.flags.writeable:
-            _fail(f"{name} is writeable; built trees are read-only")
-    span_lo = np.empty(m, np.intp)
-    span_hi = np.empty(m, np.intp)
-    if n == 0:
-        if m != 0 or tree.depth != 0:
-            _fail(f"an empty tree has no nodes and depth 0, got {m} nodes, {tree.depth}")
-        return span_lo, span_hi
-    leaf = nc > 0
-    n_leaves = int(leaf.sum())
-    if m != 2 * n_leaves - 1:
-        _fail(f"{m} nodes for {n_leaves} leaves; a binary tree has 2L - 1")
-    if (nc < 0).any():
-        _fail(f"node_count[{int(np.argmax(nc < 0))}] is negative")
-    inner = np.flatnonzero(~leaf)
-    first = nf[inner]
-    bad = (first <= inner) | (first + 1 >= m) | (first % 2 != 1)
-    if bad.any():
-        i = int(inner[np.argmax(bad)])
-        _fail(
-            f"node {i}: children {nf[i]}, {nf[i] + 1} must be an odd-even pair after it"
-        )
-    children = np.sort(np.concatenate([first, first + 1]))
-    if not np.array_equal(children, np.arange(1, m)):
-        _fail("every node but the root must be the child of exactly one node")
-    leaves = np.flatnonzero(leaf)
-    if (nf[leaves] < 0).any() or (nf[leaves] + nc[leaves] > n).any():
-        _fail(f"a leaf's slots run past the {n} slots")
-    if not np.array_equal(np.sort(order), np.arange(n)):
-        _fail("prim_order is not a permutation of 0..N-1")
-    _fit.spans(nf, nc, span_lo, span_hi)
-    if span_lo[0] != 0 or span_hi[0] != n:
-        _fail(f"the root covers slots [{span_lo[0]}, {span_hi[0]}), not [0, {n})")
-    if (span_hi[first] != span_lo[first + 1]).any():
-        i = int(inner[np.argmax(span_hi[first] != span_lo[first + 1])])
-        _fail(f"node {i}: its children's slot runs are not adjacent")
-    node_depth = np.zeros(m, np.intp)
-    for i in inner:  # parents come before children, so one forward pass sets every depth
-        node_depth[nf[i]] = node_depth[nf[i] + 1] = node_depth[i] + 1
-    if int(node_depth[leaves].max()) != tree.depth:
-        _fail(
-            f"depth is {tree.depth}, the longest path is {int(node_depth[leaves].max())}"
-        )
-    return span_lo, span_hi
-
-
-def _arrays(tree):
-    out = [
-        ("node_first", tree.node_first),
-        ("node_count", tree.node_count),
-        ("prim_order", tree.prim_order),
-        ("node_box", tree.node_box),
-        ("slot_box", tree.slot_box),
-    ]
-    bv = tree.node_bv
-    if isinstance(bv, tuple):
-        out += [
-            (f"node_bv.{name}", arr) for name, arr in zip(bv._fields, bv, strict=True)
-        ]
-    else:
-        out.append(("node_bv", bv))
-    return out
-
-
-def _check_layout(tree, m, n):
-    for name, arr, shape in (
-        ("node_box", tree.node_box, (m, 2, 3)),
-        ("slot_box", tree.slot_box, (n, 2, 3)),
-    ):
-        if not isinstance(arr, np.ndarray) or arr.shape != shape:
-            _fail(f"{name} must have shape {shape}, got {np.shape(arr)}")
-    bv = tree.node_bv
-    if tree.kind == "sphere":
-        ok = (
-            isinstance(bv, Spheres)
-            and bv.center.shape == (m, 3)
-            and bv.radius.shape == (m,)
-        )
-    elif tree.kind == "obb":
-        ok = (
-            isinstance(bv, OBBs)
-            and bv.center.shape == (m, 3)
-            and bv.half.shape == (m, 3)
-            and bv.rot.shape == (m, 3, 3)
-        )
-    else:
-        s = 3 if tree.kind == "aabb" else _kdop_k(tree.kind) // 2
-        ok = isinstance(bv, np.ndarray) and bv.shape == (m, 2, s)
-    if not ok:
-        _fail(f"node_bv does not have the {tree.kind!r} layout for {m} nodes")
-    if tree.kind == "obb" and m:
-        rot = bv.rot
-        err = np.abs(np.einsum("mji,mjk->mik", rot, rot) - np.eye(3)).max(axis=(1, 2))
-        bad = (err > 1e-9) | (np.linalg.det(rot) <= 0)
-        if bad.any():
-            _fail(f"node_bv.rot[{int(np.argmax(bad))}] is not a rotation")
-    for name, arr in _arrays(tree):
-        want = (
-            np.intp if name in ("node_first", "node_count", "prim_order") else np.float64
-        )
-        if arr.dtype != want:
-            _fail(f"{name} must be {np.dtype(want)}, got {arr.dtype}")
-
-
-def _ranges_reduce(ufunc, values, lo, hi):
-    """``ufunc.reduce(values[lo[i]:hi[i]])`` for every i (non-empty ranges),
-    vectorised."""
-    padded = np.concatenate([values, values[:1]])
-    idx = np.empty(2 * len(lo), np.intp)
-    idx[0::2], idx[1::2] = lo, hi
-    return ufunc.reduceat(padded, idx, axis=0)[0::2]
-
-
-def _check_volumes(tree, pts, spans):
-    """Boxes exact, every node volume around every point under it."""
-    n, m = tree.n_prims, tree.n_nodes
-    if n == 0:
-        return
-    slot_pts = pts[tree.prim_order]
-    k_pts = pts.shape[1]
-    if k_pts == 0:
-        return
-    box = np.stack([slot_pts.min(axis=1), slot_pts.max(axis=1)], axis=1)
-    if not np.array_equal(box, tree.slot_box):
-        _fail("slot_box is not the exact box of each slot's points")
-    span_lo, span_hi = spans
-    node_box = np.stack(
-        [
-            _ranges_reduce(np.minimum, box[:, 0], span_lo, span_hi),
-            _ranges_reduce(np.maximum, box[:, 1], span_lo, span_hi),
-        ],
-        axis=1,
-    )
-    if not np.array_equal(node_box, tree.node_box):
-        i = int(np.argmax(np.any(node_box != tree.node_box, axis=(1, 2))))
-        _fail(f"node_box[{i}] is not the exact box of the points under node {i}")
-    if tree.kind.startswith("kdop"):
-        axes = kdop.AXES[_kdop_k(tree.kind)]
-        proj = (
-            slot_pts[..., :1] * axes[:, 0] + slot_pts[..., 1:2] * axes[:, 1]
-        ) + slot_pts[..., 2:] * axes[:, 2]  # (N, K, S), x + y + z as the kernel sums
-        lo = _ranges_reduce(np.minimum, proj.min(axis=1), span_lo, span_hi)
-        hi = _ranges_reduce(np.maximum, proj.max(axis=1), span_lo, span_hi)
-        bad = np.any(lo != tree.node_bv[:, 0], axis=1) | np.any(
-            hi != tree.node_bv[:, 1], axis=1
-        )
-        if bad.any():
-            _fail(f"node_bv[{int(np.argmax(bad))}] is not the exact k-DOP of its points")
-    if tree.kind not in ("sphere", "obb"):
-        return
-    scale = 1.0 + np.abs(pts).max()
-    tol = 1e-10 * scale
-    bv = tree.node_bv
-    # expand (node, slot) pairs in chunks of nodes to bound memory
-    sizes = span_hi - span_lo
-    start = 0
-    while start < m:
-        stop = start + 1
-        total = sizes[start]
-        while stop < m and total + sizes[stop] <= 1 << 18:
-            total += sizes[stop]
-            stop += 1
-        nodes = np.repeat(np.arange(start, stop), sizes[start:stop])
-        offs = np.arange(total) - np.repeat(
-            np.cumsum(sizes[start:stop]) - sizes[start:stop], sizes[start:stop]
-        )
-        slots = span_lo[nodes] + offs
-        p = slot_pts[slots]  # (T, K, 3)
-        d = p - bv.center[nodes][:, None, :]
-        if tree.kind == "sphere":
-            excess = np.sqrt((d * d).sum(axis=2)) - bv.radius[nodes][:, None]
-        else:
-            local = np.einsum("tkr,trc->tkc", d, bv.rot[nodes])
-            excess = np.abs(local) - bv.half[nodes][:, None, :]
-        bad = excess.reshape(len(nodes), -1).max(axis=1) > tol
-        if bad.any():
-            i = int(nodes[np.argmax(bad)])
-            _fail(f"node {i}'s {tree.kind} does not hold all the points under it")
-        start = stop
