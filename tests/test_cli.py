@@ -56,7 +56,7 @@ BAD_REASON = {
     "segment.obj": "face of 2 vertices",
     "lines.obj": "no triangles",
     "segment.off": "face of 2 vertices",
-    "past.obj": "cannot read",
+    "past.obj": "indexes past the 4 vertices",
     "flat.obj": "3 coordinates",
     "mesh.xyz": "unknown mesh type",
 }

@@ -37,6 +37,7 @@ LAYERS = {
     "demo": 9,
     "report": 8,
     "files": 8,
+    "_mesh_formats": 8,
     "array_files": 8,
     "dask": 8,
     "view": 8,

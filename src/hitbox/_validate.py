@@ -362,20 +362,21 @@ def as_mesh(vertices, faces, name="mesh"):
     f = np.asarray(faces)
     if f.size == 0:
         return verts, np.zeros((0, 3), np.intp)
-    if f.dtype.kind not in "iu":
-        if f.dtype.kind == "f" and np.all(np.isfinite(f)) and np.all(f == np.round(f)):
-            f = f.astype(np.intp)
-        else:
-            raise TypeError(f"{name} faces must be integers, got dtype {f.dtype}")
+    # whole floats are legal; they compare exactly, and the cast follows the range check
+    whole = f.dtype.kind == "f" and np.isfinite(f).all() and (f == np.round(f)).all()
+    if f.dtype.kind not in "iu" and not whole:
+        raise TypeError(f"{name} faces must be integers, got dtype {f.dtype}")
     if f.ndim != 2 or f.shape[1] != 3:
         raise ValueError(f"{name} faces must have shape (F, 3), got {f.shape}")
-    f = np.ascontiguousarray(f, dtype=np.intp)
-    bad = (f < 0).any(axis=1) | (f >= len(verts)).any(axis=1)
+    # checked before the cast, which would wrap huge unsigned or float indices
+    negative = (f < 0).any(axis=1)
+    bad = negative | (f >= len(verts)).any(axis=1)
     if bad.any():
-        raise ValueError(
-            f"{name} faces[{_first_bad(bad)}] indexes past the {len(verts)} vertices"
-        )
-    return verts, f
+        i = _first_bad(bad)
+        what = "has a negative index" if negative[i] else "indexes past the"
+        what += "" if negative[i] else f" {len(verts)} vertices"
+        raise ValueError(f"{name} faces[{i}] {f[i].tolist()} {what}")
+    return verts, np.ascontiguousarray(f, dtype=np.intp)
 
 
 def check_choice(value, name, choices):

@@ -1,9 +1,13 @@
 """Reading meshes, scenes, poses and rays from files, with one clear error per bad file.
 
-Meshes are read with trimesh (STL, OBJ, PLY, GLB/glTF, OFF). Polygons of four or more
-vertices are split into triangles by trimesh; a face of fewer than three vertices, a file
-with no triangle at all, a NaN or infinite coordinate, or a face that indexes past the
-vertices raises :class:`FileError` naming the file and the first bad item.
+Meshes are read with trimesh (STL, OBJ, PLY, GLB/glTF, OFF), after a check of the file
+against its format (sizes and counts against the body, face sizes and indices: OBJ's
+start at 1, negative ones count back from the last vertex read). Polygons of four or
+more vertices are split into triangles by trimesh, which must hand back as many
+triangles as the file describes. A face of fewer than three vertices or with an index
+out of range, counts the body does not hold, a file with no triangle at all, or a NaN
+or infinite coordinate raises :class:`FileError` naming the file and, where known, the
+line.
 
 A scene is a small JSON or TOML file: a list of objects, each a mesh file (relative to the
 scene file) with a pose and, optionally, velocities. In TOML::
@@ -42,6 +46,8 @@ from pathlib import Path
 from typing import NamedTuple
 
 import numpy as np
+
+from hitbox import _mesh_formats as _formats
 
 __all__ = [
     "FileError",
@@ -129,13 +135,12 @@ def read_mesh(path):
         )
     if path.stat().st_size == 0:
         raise FileError(f"{path}: the file is empty")
-    if suffix == ".stl":
-        _check_stl_size(path)
-    short = _short_face(path, suffix)
-    if short is not None:
-        raise FileError(
-            f"{path}: {short}; hitbox needs triangles (faces of 3 or more vertices)"
-        )
+    try:
+        triangles = _formats.scan(path, suffix)
+    except _formats.Malformed as exc:
+        raise FileError(f"{path}: {exc}") from None
+    except OSError as exc:
+        raise FileError(f"{path}: cannot read ({_one_line(exc)})") from None
     mesh = _trimesh_load(path, suffix)
     vertices = np.asarray(getattr(mesh, "vertices", np.zeros((0, 3))))
     faces = np.asarray(getattr(mesh, "faces", np.zeros((0, 3), np.intp)))
@@ -158,6 +163,11 @@ def read_mesh(path):
         what = "NaN" if np.isnan(vertices[i]).any() else "an infinite"
         raise FileError(
             f"{path}: vertex {i} has {what} coordinate {vertices[i].tolist()}"
+        )
+    if triangles is not None and len(faces) != triangles:
+        raise FileError(
+            f"{path}: trimesh read {len(faces)} triangles where the file describes "
+            f"{triangles}"
         )
     out_of_range = ((faces < 0) | (faces >= len(vertices))).any(axis=1)
     if out_of_range.any():
@@ -396,110 +406,6 @@ def _trimesh_load(path, suffix):
         ) from None
     finally:
         log.setLevel(level)
-
-
-def _check_stl_size(path):
-    """A binary STL is an 80-byte header, a count n and n 50-byte records: check the
-    size against the count (a text STL starts with 'solid' and is left to trimesh)."""
-    size = path.stat().st_size
-    with path.open("rb") as f:
-        head = f.read(84)
-    if head.lstrip()[:5].lower() == b"solid":
-        count = int.from_bytes(head[80:84], "little") if len(head) == 84 else -1
-        if size != 84 + 50 * count:
-            return  # text
-    if len(head) < 84:
-        raise FileError(f"{path}: corrupt STL: {size} bytes, too short for an STL header")
-    count = int.from_bytes(head[80:84], "little")
-    if size != 84 + 50 * count:
-        raise FileError(
-            f"{path}: corrupt binary STL: its header counts {count} triangles, which "
-            f"take {84 + 50 * count} bytes, but the file has {size}"
-        )
-
-
-def _short_face(path, suffix):
-    """Where the first face with fewer than 3 vertices is, in words, or None.
-
-    trimesh drops such faces silently, which hides a damaged file; the text formats are
-    scanned for them here. Binary PLY and STL/GLB (triangles by construction) are not.
-    """
-    if suffix == ".obj":
-        return _short_face_obj(path)
-    if suffix == ".off":
-        return _short_face_off(path)
-    if suffix == ".ply":
-        return _short_face_ply(path)
-    return None
-
-
-def _lines(path):
-    with path.open("rb") as f:
-        for number, raw in enumerate(f, start=1):
-            yield number, raw.split(b"#", 1)[0].strip()
-
-
-def _short_face_obj(path):
-    for number, line in _lines(path):
-        if line[:2] in (b"f ", b"f\t"):
-            count = len(line.split()) - 1
-            if count < 3:
-                return f"line {number} is a face of {count} vertices"
-    return None
-
-
-def _short_face_off(path):
-    lines = ((n, line) for n, line in _lines(path) if line)
-    try:
-        _, head = next(lines)
-        tokens = head.split()
-        if not tokens or not tokens[0].upper().endswith(b"OFF"):
-            return None
-        counts = tokens[1:]
-        if len(counts) < 2:
-            _, rest = next(lines)
-            counts = rest.split()
-        n_vertices, n_faces = int(counts[0]), int(counts[1])
-        for _ in range(n_vertices):
-            next(lines)
-        for _ in range(n_faces):
-            number, line = next(lines)
-            count = int(line.split()[0])
-            if count < 3:
-                return f"line {number} is a face of {count} vertices"
-    except (StopIteration, ValueError, IndexError):
-        return None  # malformed: trimesh's reading reports it
-    return None
-
-
-def _short_face_ply(path):
-    with path.open("rb") as f:
-        if f.readline().strip() != b"ply":
-            return None
-        elements, fmt = [], None
-        for raw in f:
-            words = raw.split()
-            if not words:
-                continue
-            if words[0] == b"format":
-                fmt = words[1] if len(words) > 1 else None
-            elif words[0] == b"element" and len(words) >= 3:
-                elements.append(
-                    [words[1], int(words[2]) if words[2].isdigit() else 0, []]
-                )
-            elif words[0] == b"property" and elements:
-                elements[-1][2].append(words[1])
-            elif words[0] == b"end_header":
-                break
-        if fmt != b"ascii":
-            return None
-        for name, count, props in elements:
-            is_face = name == b"face" and props[:1] == [b"list"]
-            for row in range(count):
-                words = f.readline().split()
-                if is_face and words and words[0].isdigit() and int(words[0]) < 3:
-                    return f"face {row} has {words[0].decode()} vertices"
-    return None
 
 
 def _scene_entry(path, i, entry):
