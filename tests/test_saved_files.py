@@ -205,7 +205,7 @@ INVARIANTS = {
     "face index out of range": (
         "aabb",
         _set("mesh_faces", (3, 1), 10**6),
-        r"mesh faces\[3\] indexes past",
+        r"mesh faces\[3\] \[.*\] indexes past",
     ),
     "NaN vertex": ("aabb", _set("mesh_vertices", (2, 2), np.nan), "not finite|NaN"),
     "node_first out of range": (
@@ -297,25 +297,3 @@ def test_save_writes_the_whole_file_or_nothing(tmp_path, monkeypatch):
         shapes.torus(200).save(tmp_path / "box")
     assert (tmp_path / "box.npz").read_bytes() == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["box.npz"]
-
-
-def test_numbers_beyond_float64_and_complex_poses_are_refused():
-    from hitbox import files
-    from hitbox.pipeline import Scene
-
-    scene = Scene()
-    with pytest.raises(ValueError, match="dt is beyond the float64 range"):
-        scene.step(10**400)
-    with pytest.raises(ValueError, match="threshold|beyond"):
-        Scene(threshold=10**400)
-    for pose in ([1 + 2j, 0, 0, 0, 0, 0], np.ones(6, complex), [10**400, 0, 0, 0, 0, 0]):
-        with pytest.raises(ValueError, match="real numbers"):
-            files.pose_matrix(pose)
-
-
-def test_rays_from_an_npz_archive_are_refused(tmp_path):
-    from hitbox import array_files, files
-
-    np.savez(tmp_path / "rays.npz", rays=np.zeros((2, 6)))
-    with pytest.raises(files.FileError, match="archive"):
-        array_files.load_rays(tmp_path / "rays.npz")

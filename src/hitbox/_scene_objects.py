@@ -111,6 +111,7 @@ def make_object(shape, name, static, volume):
         obj.verts = np.ascontiguousarray(shape.vertices[used])
         ball = ball_of(obj.verts)
         obj.center, obj.radius = ball
+        _check_reach(obj)
         return obj
     if volume is not None:
         raise ValueError("volume= is for meshes: a plain volume is its own volume")
@@ -125,6 +126,7 @@ def make_object(shape, name, static, volume):
         obj = SceneObject(shape, SPHERE, name, static)
         obj.center, obj.radius = s.center[0].copy(), float(s.radius[0])
         obj.volume = "sphere"
+        _check_reach(obj)
         return obj
     if isinstance(shape, OBBs):
         o, _ = obb._as_obbs(shape, "shape", tidy=True)
@@ -143,6 +145,8 @@ def make_object(shape, name, static, volume):
     else:
         try:
             box, single = v.as_boxes(shape, "shape", dim=3)
+        except v.OutOfRange:
+            raise
         except (TypeError, ValueError) as exc:
             raise TypeError(
                 "shape must be a TriangleMesh, one Spheres, one OBBs or a (2, 3) AABB; "
@@ -154,10 +158,33 @@ def make_object(shape, name, static, volume):
         if np.any(lo > hi) or not np.all(np.isfinite(box)):
             raise ValueError("a box shape must be finite and not empty (lo <= hi)")
         obj = SceneObject(shape, BOX, name, static)
-        obj.center, obj.half, obj.rot = 0.5 * (lo + hi), 0.5 * (hi - lo), np.eye(3)
+        # halves first: lo + hi and hi - lo may overflow where their halves do not
+        obj.center, obj.half, obj.rot = (
+            0.5 * lo + 0.5 * hi,
+            0.5 * hi - 0.5 * lo,
+            np.eye(3),
+        )
     obj.volume = "obb"
-    obj.radius = float(np.sqrt(np.sum(obj.half**2)) * (1.0 + 1e-12))
+    obj.radius = _norm(obj.half) * (1.0 + 1e-12)
+    _check_reach(obj)
     return obj
+
+
+def _norm(vec):
+    """Euclidean norm of a finite vector, scaled so that squares never overflow."""
+    big = float(np.max(np.abs(vec)))
+    return big * float(np.sqrt(np.sum((vec / big) ** 2))) if big > 0.0 else 0.0
+
+
+def _check_reach(obj):
+    """ValueError unless |centre| + radius is finite: the scene adds and squares
+    world distances of this size."""
+    reach = float(np.max(np.abs(obj.center))) + obj.radius
+    if not math.isfinite(reach):
+        raise ValueError(
+            f"shape reaches beyond the float64 range (centre {obj.center.tolist()}, "
+            f"bounding radius {obj.radius})"
+        )
 
 
 def ball_of(points):

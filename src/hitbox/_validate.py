@@ -16,6 +16,11 @@ from hitbox._types import OBBs, Rays, Spheres
 KDOP_SIZES = (6, 14, 18, 26)
 
 
+class OutOfRange(ValueError):
+    """A number beyond the float64 range (a Python int): a ValueError whatever the
+    caller turns its other errors into."""
+
+
 def _real_array(value, name):
     if isinstance(value, tuple) and hasattr(value, "_fields"):
         raise TypeError(f"{name} must be an array, got {type(value).__name__}")
@@ -23,9 +28,26 @@ def _real_array(value, name):
         arr = np.asarray(value)
     except (ValueError, TypeError) as exc:  # ragged nested lists
         raise ValueError(f"{name} is not a rectangular array: {exc}") from None
+    if arr.dtype.kind == "O" and arr.size:
+        arr = _object_reals(arr, name)
     if arr.dtype.kind not in "biuf":
         raise TypeError(f"{name} must hold real numbers, got dtype {arr.dtype}")
     return arr
+
+
+def _object_reals(arr, name):
+    """An object array of real numbers (Python ints beyond int64 among them) as
+    float64: ValueError for one beyond the float64 range; anything else is returned
+    as it is, for the caller's TypeError."""
+    items = arr.ravel().tolist()
+    if not all(
+        isinstance(x, numbers.Real) and not isinstance(x, bool | np.bool_) for x in items
+    ):
+        return arr
+    try:
+        return np.array(items, dtype=np.float64).reshape(arr.shape)
+    except OverflowError:
+        raise OutOfRange(f"{name} holds a number beyond the float64 range") from None
 
 
 def _first_bad(mask):

@@ -42,12 +42,14 @@ or 16 numbers of a 4x4 matrix, row by row (or a 4x4 nested list).
 
 import os
 import re
+import reprlib
 from pathlib import Path
 from typing import NamedTuple
 
 import numpy as np
 
 from hitbox import _mesh_formats as _formats
+from hitbox._validate import _real_array
 
 __all__ = [
     "FileError",
@@ -209,6 +211,8 @@ def load_scene(path):
             data = json.loads(text)
         except json.JSONDecodeError as exc:
             raise FileError(f"{path}: not valid JSON: {exc}") from None
+        except RecursionError:
+            raise FileError(f"{path}: JSON nested too deeply to be a scene") from None
     elif suffix == ".toml":
         import tomllib
 
@@ -216,6 +220,8 @@ def load_scene(path):
             data = tomllib.loads(text)
         except tomllib.TOMLDecodeError as exc:
             raise FileError(f"{path}: not valid TOML: {exc}") from None
+        except RecursionError:
+            raise FileError(f"{path}: TOML nested too deeply to be a scene") from None
     else:
         raise FileError(f"{path}: a scene is a .json or .toml file, got {suffix!r}")
     if not isinstance(data, dict) or not isinstance(data.get("objects"), list):
@@ -309,12 +315,11 @@ def pose_matrix(value):
             raise ValueError(f"a pose is 6 or 16 numbers, got {value!r}") from None
     else:
         try:
-            raw = np.asarray(value)
-            if raw.dtype.kind not in "biuf":  # complex, strings, objects
-                raise TypeError
-            numbers = raw.astype(np.float64).ravel()
-        except (TypeError, ValueError, OverflowError):
-            raise ValueError(f"a pose is 6 or 16 real numbers, got {value!r}") from None
+            raw = _real_array(value, "a pose")  # Python ints of any size are floats
+        except TypeError:  # complex, strings, objects
+            shown = reprlib.repr(value)
+            raise ValueError(f"a pose is 6 or 16 real numbers, got {shown}") from None
+        numbers = raw.astype(np.float64).ravel()
     if numbers.size not in (6, 16):
         raise ValueError(
             f"a pose is 6 numbers (x y z rx ry rz) or 16 (a 4x4 matrix), "

@@ -722,7 +722,7 @@ class Scene:
         self._moving = np.ascontiguousarray(dyn[moving])
         self._buf.set_lists(dyn, stat, self._moving, ids, self._ignore)
         if self._threshold is None:
-            value = float(np.median(2.0 * t["mr"][ids])) if len(ids) else 0.0
+            value = 2.0 * float(np.median(t["mr"][ids])) if len(ids) else 0.0
             if value != self._threshold_value:
                 self._threshold_value = value
                 t["bounds_version"][:] = -1  # the grown boxes depend on it

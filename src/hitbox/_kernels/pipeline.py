@@ -193,7 +193,20 @@ def _bounds(o, vel, omega, acc, alpha, mc):
     return v + w * arm, a + alpha[o] * arm
 
 
-@njit
+@njit(inline="always")
+def _norm3(dx, dy, dz):
+    """|(dx, dy, dz)|: squares rescaled only where they would overflow or underflow."""
+    d2 = dx * dx + dy * dy + dz * dz
+    if 1e-290 < d2 < 1e290:
+        return math.sqrt(d2)
+    big = max(abs(dx), abs(dy), abs(dz))
+    if big == 0.0 or big == np.inf:
+        return big
+    dx, dy, dz = dx / big, dy / big, dz / big
+    return big * math.sqrt(dx * dx + dy * dy + dz * dz)
+
+
+@njit(inline="always")
 def _verdict(
     i,
     j,
@@ -229,7 +242,7 @@ def _verdict(
     dx = wc[i, 0] - wc[j, 0]
     dy = wc[i, 1] - wc[j, 1]
     dz = wc[i, 2] - wc[j, 2]
-    dist = math.sqrt(dx * dx + dy * dy + dz * dz)
+    dist = _norm3(dx, dy, dz)
     gap = dist - wr[i] - wr[j]
     # the rounding of dist and of the sum: a few ulps of the magnitudes
     gap -= 4e-16 * (dist + wr[i] + wr[j]) + 1e-300
