@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test bench docs lint clean
+.PHONY: demo test fuzz bench docs lint clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -24,6 +24,10 @@ demo: $(STAMP)
 # (--dist loadfile, each file on one worker, measured 8 % slower).
 test: $(STAMP)
 	$(BIN)/python -m pytest -n 2
+
+# the file fuzzer with a long budget (3,000 inputs per reader and kind, new ones each run)
+fuzz: $(STAMP)
+	HYPOTHESIS_PROFILE=fuzz $(BIN)/python -m pytest tests/test_file_fuzz.py
 
 # the API reference from the docstrings, into site/ (strict: a broken link fails)
 docs: $(STAMP)
