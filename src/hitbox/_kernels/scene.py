@@ -34,15 +34,19 @@ from numba import njit
 
 from hitbox._kernels.pipeline import (
     ASLEEP,
+    BOXES_APART,
     CANDIDATE,
     FAR,
     FILTERED,
     PAD,
     SCHEDULED,
     WAKE_SAFETY,
-    _verdict,
     advance,
+    asleep_until,
+    filtered,
+    sphere_gap,
     time_to_close,
+    wake_time,
     world_bounds,
 )
 from hitbox._kernels.scene_layout import (
@@ -368,10 +372,22 @@ def step(
         j = key & 0xFFFFFFFF
         if tracing:
             _trace_pair(out_i, ctl, trace_base, 0, i, j)
-        v, wake = _verdict(
-            i, j, group, mask, ignore, wc, wr, wbox, vel, omega, acc, alpha, mc,
-            epoch, sched_keys, sched_wake, sched_epoch, now, threshold,
-        )  # fmt: skip
+        wake = 0.0
+        if filtered(i, j, key, group, mask, ignore):
+            v = FILTERED
+        else:
+            wake = asleep_until(i, j, key, epoch, sched_keys, sched_wake, sched_epoch, now)
+            if wake > -np.inf:
+                v = ASLEEP
+            else:
+                gap = sphere_gap(i, j, wc, wr)
+                if gap > threshold:
+                    v = FAR
+                elif gap > 0.0:
+                    v = SCHEDULED
+                    wake = wake_time(gap, i, j, vel, omega, acc, alpha, mc, now)
+                else:
+                    v = CANDIDATE if slab_overlap(wbox, i, wbox, j) else BOXES_APART
         mesh_i = is_mesh[i] != 0
         mesh_j = is_mesh[j] != 0
         # plain pairs and mesh pairs sweep (mesh against plain: at the step's end)
