@@ -59,7 +59,7 @@ def _grid_codes(mesh, pts):
     g = mesh._grid.grid
     out = np.empty(len(pts), np.intp)
     _grid.query(g.box, g.origin, g.size, g.dims, g.margin, g.code, g.winding, g.first,
-                g.slots, mesh._slot_tris, pts, out, 2)  # fmt: skip
+                g.slots, g.qbox, mesh._slot_tris, pts, out, 2)  # fmt: skip
     return out
 
 

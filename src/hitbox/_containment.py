@@ -44,7 +44,7 @@ def codes(state, tree, slot_tris, points):
     if state.grid is not None:
         g = state.grid
         _grid.query(g.box, g.origin, g.size, g.dims, g.margin, g.code, g.winding,
-                    g.first, g.slots, slot_tris, points, out, threads)  # fmt: skip
+                    g.first, g.slots, g.qbox, slot_tris, points, out, threads)  # fmt: skip
         rest = np.flatnonzero(out == _inside.UNDECIDED)
         if not len(rest):
             return out

@@ -36,6 +36,8 @@ _NO_WINDING = np.iinfo(np.int32).min
 #: Reference point offset inside a cell, in cells from its centre: off the planes of
 #: axis-aligned faces through cell centres.
 _SHIFT = (0.0371, -0.0217, 0.0113)
+#: Steps of a cell in the listed triangles' quantized boxes (one byte a bound).
+_Q_STEPS = 255
 #: Cells per face, and the most cells, of a grid.
 CELLS_PER_FACE = 4.0
 MAX_CELLS = 1 << 22
@@ -53,6 +55,7 @@ class Grid(NamedTuple):
     winding: np.ndarray  # (boundary,) int32 at the reference point, or _NO_WINDING
     first: np.ndarray  # (boundary + 1,) int64 offsets into slots
     slots: np.ndarray  # (listed,) int32 triangle slots
+    qbox: np.ndarray  # (listed, 6) uint8 each listed triangle's box, quantized in its cell
 
 
 def grid_geometry(lo, hi, n_faces):
@@ -90,6 +93,17 @@ def _reference(origin, size, i, j, k):
     y = origin[1] + (j + 0.5 + _SHIFT[1]) * size[1]
     z = origin[2] + (k + 0.5 + _SHIFT[2]) * size[2]
     return x, y, z
+
+
+@njit(inline="always")
+def _quantize(lo, hi, origin, size, margin, a, i):
+    """[lo, hi] along axis a in 1/_Q_STEPS of cell i's box widened by a margin, rounded
+    outward by a further step each way (the float products round), clamped to it."""
+    base = origin[a] + i * size[a] - margin
+    scale = _Q_STEPS / (size[a] + 2.0 * margin)
+    qlo = int(np.floor((lo - base) * scale)) - 1
+    qhi = int(np.ceil((hi - base) * scale)) + 1
+    return min(max(qlo, 0), _Q_STEPS), min(max(qhi, 0), _Q_STEPS)
 
 
 @njit(inline="always")
@@ -135,7 +149,8 @@ def _off_plane(n0, n1, n2, d, stray, origin, size, margin, i, j, k):
 
 @njit(cache=True, nogil=True)
 def _list_triangles(tris, origin, size, dims, margin):
-    """(code, first, slots): cells' codes (boundary numbers, or _UNSET) and CSR lists."""
+    """(code, first, slots, qbox): cells' codes (boundary numbers, or _UNSET), CSR
+    lists of triangle slots, and each listed triangle's box quantized in its cell."""
     n_cells = dims[0] * dims[1] * dims[2]
     counts = np.zeros(n_cells, np.int32)
     for phase in range(2):
@@ -153,6 +168,7 @@ def _list_triangles(tris, origin, size, dims, margin):
             for b in range(n_b):
                 first[b + 1] += first[b]
             slots = np.empty(first[n_b], np.int32)
+            qbox = np.empty((first[n_b], 6), np.uint8)
             fill = first[:-1].copy()
         for s in range(len(tris)):
             i0, i1 = _cell_range(min(tris[s, 0, 0], tris[s, 1, 0], tris[s, 2, 0]),
@@ -178,8 +194,14 @@ def _list_triangles(tris, origin, size, dims, margin):
                         else:
                             b = code[c]
                             slots[fill[b]] = s
+                            for a, ia in ((0, i), (1, j), (2, k)):
+                                lo = min(tris[s, 0, a], tris[s, 1, a], tris[s, 2, a])
+                                hi = max(tris[s, 0, a], tris[s, 1, a], tris[s, 2, a])
+                                qlo, qhi = _quantize(lo, hi, origin, size, margin, a, ia)
+                                qbox[fill[b], a] = qlo
+                                qbox[fill[b], 3 + a] = qhi
                             fill[b] += 1
-    return code, first, slots
+    return code, first, slots, qbox
 
 
 @njit(cache=True, nogil=True)
@@ -267,13 +289,13 @@ def build(tris, node_box, node_first, node_count, depth, lo, hi, threads):
     if geometry is None:
         return None
     origin, size, dims, margin = geometry
-    code, first, slots = _list_triangles(tris, origin, size, dims, margin)
+    code, first, slots, qbox = _list_triangles(tris, origin, size, dims, margin)
     refs = _references(code, len(first) - 1, origin, size, dims)
     winding = _boundary_windings(node_box, node_first, node_count, tris, depth, refs,
                                  threads)  # fmt: skip
     _fill_empty(node_box, node_first, node_count, tris, depth, code, origin, size, dims)
     box = np.stack([lo, hi]).astype(np.float64)
-    return Grid(box, origin, size, dims, margin, code, winding, first, slots)
+    return Grid(box, origin, size, dims, margin, code, winding, first, slots, qbox)
 
 
 @njit(inline="always")
@@ -377,8 +399,8 @@ def _by_cell(cell, n_cells):
 
 
 @njit(cache=True, nogil=True)
-def _cross_range(origin, size, dims, winding, first, slots, tris, points, out, cell,
-                 order, lo, hi):  # fmt: skip
+def _cross_range(origin, size, dims, margin, winding, first, slots, qbox, tris, points,
+                 out, cell, order, lo, hi):  # fmt: skip
     """Decide the ordered points lo..hi by the faces crossed from their cell's reference
     point."""
     ny, nz = dims[1], dims[2]
@@ -390,9 +412,15 @@ def _cross_range(origin, size, dims, winding, first, slots, tris, points, out, c
         j = min(max(int(np.floor((py - origin[1]) / size[1])), 0), ny - 1)
         k = min(max(int(np.floor((pz - origin[2]) / size[2])), 0), nz - 1)
         rx, ry, rz = _reference(origin, size, i, j, k)
+        lx, hx = _quantize(min(rx, px), max(rx, px), origin, size, margin, 0, i)
+        ly, hy = _quantize(min(ry, py), max(ry, py), origin, size, margin, 1, j)
+        lz, hz = _quantize(min(rz, pz), max(rz, pz), origin, size, margin, 2, k)
         w = np.int64(winding[c])
         undecided = False
         for e in range(first[c], first[c + 1]):
+            if (qbox[e, 3] < lx or qbox[e, 0] > hx or qbox[e, 4] < ly or qbox[e, 1] > hy
+                    or qbox[e, 5] < lz or qbox[e, 2] > hz):  # fmt: skip
+                continue  # the boxes are apart, even rounded outward
             step = _crossing(tris, slots[e], rx, ry, rz, px, py, pz)
             if step == 2:
                 undecided = True
@@ -405,8 +433,8 @@ def _cross_range(origin, size, dims, winding, first, slots, tris, points, out, c
 
 
 @njit(cache=True, nogil=True, parallel=True)
-def query(box, origin, size, dims, margin, code, winding, first, slots, tris, points,
-          out, threads):  # fmt: skip
+def query(box, origin, size, dims, margin, code, winding, first, slots, qbox, tris,
+          points, out, threads):  # fmt: skip
     """Per point INSIDE, OUTSIDE or UNDECIDED (the ray kernel decides), in parallel
     chunks on ``threads`` threads."""
     n = len(points)
@@ -423,5 +451,5 @@ def query(box, origin, size, dims, margin, code, winding, first, slots, tris, po
     for lane in prange(lanes):
         for c in range(lane, n_chunks, lanes):
             lo, hi = chunk_span(c, m, _CHUNK)
-            _cross_range(origin, size, dims, winding, first, slots, tris, points, out,
-                         cell, order, lo, hi)  # fmt: skip
+            _cross_range(origin, size, dims, margin, winding, first, slots, qbox, tris,
+                         points, out, cell, order, lo, hi)  # fmt: skip
