@@ -70,10 +70,12 @@ def _surface_points(mesh):
 
 
 def _cell_points(g, rng, n):
-    """Points on the grid's cell planes and at its cells' reference points."""
+    """Points on the grid's cell planes and at its cells' eighths' reference points."""
     idx = np.stack([rng.integers(0, d + 1, n) for d in g.dims], axis=1)
     planes = g.origin + idx * g.size
-    shifted = g.origin + (np.minimum(idx, g.dims - 1) + 0.5 + np.array(_grid._SHIFT)) * g.size
+    bits = rng.integers(0, 2, (n, 3))  # an eighth of the cell: its reference point
+    shifted = g.origin + (np.minimum(idx, g.dims - 1) + 0.25 + 0.5 * bits
+                          + 0.5 * np.array(_grid._SHIFT)) * g.size  # fmt: skip
     mixed = np.where(rng.random((n, 3)) < 0.5, planes, shifted)
     return np.concatenate([planes, shifted, mixed])
 

@@ -52,7 +52,7 @@ class Grid(NamedTuple):
     dims: np.ndarray  # (3,) intp cells per axis
     margin: float  # listing margin; a point must lie within margin / 2 of its cell
     code: np.ndarray  # (cells,) int32: boundary number, or EMPTY_OUT / EMPTY_IN / SLOW
-    winding: np.ndarray  # (boundary,) int32 at the reference point, or _NO_WINDING
+    winding: np.ndarray  # (boundary, 8) int32 at the cells' eighths' reference points
     first: np.ndarray  # (boundary + 1,) int64 offsets into slots
     slots: np.ndarray  # (listed,) int32 triangle slots
     qbox: np.ndarray  # (listed, 6) uint8 each listed triangle's box, quantized in its cell
@@ -92,6 +92,24 @@ def _reference(origin, size, i, j, k):
     x = origin[0] + (i + 0.5 + _SHIFT[0]) * size[0]
     y = origin[1] + (j + 0.5 + _SHIFT[1]) * size[1]
     z = origin[2] + (k + 0.5 + _SHIFT[2]) * size[2]
+    return x, y, z
+
+
+@njit(inline="always")
+def _octant(px, py, pz, origin, size, i, j, k):
+    """Which eighth of cell (i, j, k) p lies in (bit 2: upper x, 1: y, 0: z)."""
+    o = 4 if px >= origin[0] + (i + 0.5) * size[0] else 0
+    o += 2 if py >= origin[1] + (j + 0.5) * size[1] else 0
+    return o + (1 if pz >= origin[2] + (k + 0.5) * size[2] else 0)
+
+
+@njit(inline="always")
+def _sub_reference(origin, size, i, j, k, o):
+    """The reference point of eighth o of cell (i, j, k): near its centre, off the
+    planes of axis-aligned faces through simple fractions of the cell."""
+    x = origin[0] + (i + 0.25 + 0.5 * ((o >> 2) & 1) + 0.5 * _SHIFT[0]) * size[0]
+    y = origin[1] + (j + 0.25 + 0.5 * ((o >> 1) & 1) + 0.5 * _SHIFT[1]) * size[1]
+    z = origin[2] + (k + 0.25 + 0.5 * (o & 1) + 0.5 * _SHIFT[2]) * size[2]
     return x, y, z
 
 
@@ -205,39 +223,61 @@ def _list_triangles(tris, origin, size, dims, margin):
 
 
 @njit(cache=True, nogil=True)
-def _boundary_range(node_box, node_first, node_count, tris, depth, refs, out, lo, hi):
+def _boundary_range(node_box, node_first, node_count, tris, depth, origin, size, ijk,
+                    first, slots, out, lo, hi):  # fmt: skip
+    """Windings at the eight reference points of boundary cells lo..hi: the first by an
+    axis ray, the others by the faces crossed from it (a ray where a sign is 0)."""
     stack = np.empty(2 * depth + 4, np.intp)
+    ref = np.empty((1, 3))
     for b in range(lo, hi):
-        status, count = ray_winding(
-            node_box, node_first, node_count, tris, stack, refs, b
-        )
-        out[b] = count if status == 0 else _NO_WINDING
+        i, j, k = ijk[b, 0], ijk[b, 1], ijk[b, 2]
+        rx, ry, rz = _sub_reference(origin, size, i, j, k, 0)
+        for o in range(8):
+            sx, sy, sz = _sub_reference(origin, size, i, j, k, o)
+            w = _NO_WINDING
+            if o > 0 and out[b, 0] != _NO_WINDING:
+                w = np.int64(out[b, 0])
+                for e in range(first[b], first[b + 1]):
+                    step = _crossing(tris, slots[e], rx, ry, rz, sx, sy, sz)
+                    if step == 2:
+                        w = _NO_WINDING
+                        break
+                    w += step
+            if w == _NO_WINDING:
+                ref[0, 0], ref[0, 1], ref[0, 2] = sx, sy, sz
+                status, count = ray_winding(
+                    node_box, node_first, node_count, tris, stack, ref, 0
+                )
+                w = count if status == 0 else _NO_WINDING
+            out[b, o] = w
 
 
 @njit(cache=True, nogil=True, parallel=True)
-def _boundary_windings(node_box, node_first, node_count, tris, depth, refs, threads):
-    """Winding number at each boundary cell's reference point, in parallel."""
-    out = np.empty(len(refs), np.int32)
-    lanes, n_chunks = lane_count(len(refs), threads, _CHUNK)
+def _boundary_windings(node_box, node_first, node_count, tris, depth, origin, size, ijk,
+                       first, slots, threads):  # fmt: skip
+    """(B, 8) winding numbers at the boundary cells' reference points, in parallel."""
+    n = len(ijk)
+    out = np.empty((n, 8), np.int32)
+    lanes, n_chunks = lane_count(n, threads, _CHUNK)
     for lane in prange(lanes):
         for c in range(lane, n_chunks, lanes):
-            lo, hi = chunk_span(c, len(refs), _CHUNK)
-            _boundary_range(
-                node_box, node_first, node_count, tris, depth, refs, out, lo, hi
-            )
+            lo, hi = chunk_span(c, n, _CHUNK)
+            _boundary_range(node_box, node_first, node_count, tris, depth, origin, size,
+                            ijk, first, slots, out, lo, hi)  # fmt: skip
     return out
 
 
 @njit(cache=True, nogil=True)
-def _references(code, n_b, origin, size, dims):
-    refs = np.empty((n_b, 3))
+def _cells_of(code, n_b, dims):
+    """(B, 3) cell indices of the boundary cells."""
+    ijk = np.empty((n_b, 3), np.int64)
     for i in range(dims[0]):
         for j in range(dims[1]):
             for k in range(dims[2]):
                 b = code[(i * dims[1] + j) * dims[2] + k]
                 if b >= 0:
-                    refs[b, 0], refs[b, 1], refs[b, 2] = _reference(origin, size, i, j, k)
-    return refs
+                    ijk[b, 0], ijk[b, 1], ijk[b, 2] = i, j, k
+    return ijk
 
 
 @njit(cache=True, nogil=True)
@@ -290,9 +330,9 @@ def build(tris, node_box, node_first, node_count, depth, lo, hi, threads):
         return None
     origin, size, dims, margin = geometry
     code, first, slots, qbox = _list_triangles(tris, origin, size, dims, margin)
-    refs = _references(code, len(first) - 1, origin, size, dims)
-    winding = _boundary_windings(node_box, node_first, node_count, tris, depth, refs,
-                                 threads)  # fmt: skip
+    ijk = _cells_of(code, len(first) - 1, dims)
+    winding = _boundary_windings(node_box, node_first, node_count, tris, depth, origin,
+                                 size, ijk, first, slots, threads)  # fmt: skip
     _fill_empty(node_box, node_first, node_count, tris, depth, code, origin, size, dims)
     box = np.stack([lo, hi]).astype(np.float64)
     return Grid(box, origin, size, dims, margin, code, winding, first, slots, qbox)
@@ -373,7 +413,7 @@ def _locate_range(box, origin, size, dims, margin, code, winding, points, out, c
             out[q] = (
                 OUTSIDE if c == EMPTY_OUT else (INSIDE if c == EMPTY_IN else UNDECIDED)
             )
-        elif winding[c] == _NO_WINDING:
+        elif winding[c, _octant(px, py, pz, origin, size, i, j, k)] == _NO_WINDING:
             out[q] = UNDECIDED
         else:
             cell[q] = c
@@ -401,8 +441,8 @@ def _by_cell(cell, n_cells):
 @njit(cache=True, nogil=True)
 def _cross_range(origin, size, dims, margin, winding, first, slots, qbox, tris, points,
                  out, cell, order, lo, hi):  # fmt: skip
-    """Decide the ordered points lo..hi by the faces crossed from their cell's reference
-    point."""
+    """Decide the ordered points lo..hi by the faces crossed from the reference point
+    of their eighth of their cell."""
     ny, nz = dims[1], dims[2]
     for t in range(lo, hi):
         q = order[t]
@@ -411,11 +451,12 @@ def _cross_range(origin, size, dims, margin, winding, first, slots, qbox, tris, 
         i = min(max(int(np.floor((px - origin[0]) / size[0])), 0), dims[0] - 1)
         j = min(max(int(np.floor((py - origin[1]) / size[1])), 0), ny - 1)
         k = min(max(int(np.floor((pz - origin[2]) / size[2])), 0), nz - 1)
-        rx, ry, rz = _reference(origin, size, i, j, k)
+        o = _octant(px, py, pz, origin, size, i, j, k)
+        rx, ry, rz = _sub_reference(origin, size, i, j, k, o)
         lx, hx = _quantize(min(rx, px), max(rx, px), origin, size, margin, 0, i)
         ly, hy = _quantize(min(ry, py), max(ry, py), origin, size, margin, 1, j)
         lz, hz = _quantize(min(rz, pz), max(rz, pz), origin, size, margin, 2, k)
-        w = np.int64(winding[c])
+        w = np.int64(winding[c, o])
         undecided = False
         for e in range(first[c], first[c + 1]):
             if (qbox[e, 3] < lx or qbox[e, 0] > hx or qbox[e, 4] < ly or qbox[e, 1] > hy
