@@ -15,6 +15,7 @@ LAYERS = {
     "_npz": 1,
     "aabb": 2,
     "poses": 2,
+    "convex": 5,
     "kdop": 3,
     "sphere": 3,
     "obb": 3,
