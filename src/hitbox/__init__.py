@@ -29,6 +29,7 @@ _SUBMODULES = (
     "mesh",
     "distance",
     "shapes",
+    "convex",
     "poses",
     "broadphase",
     "pipeline",
