@@ -1,12 +1,15 @@
 """Scale: a problem and the same problem scaled by a power of two have the same answer
 (sweeps and sphere casts, whose squares would overflow near 2**600 or vanish near
-2**-540 without the rescaling of hitbox._validate.pow2_factor)."""
+2**-540 without the rescaling of hitbox._validate.pow2_factor; mesh pairs on every
+node kind, whose sphere trees fit and compare radii at a safe scale)."""
 
 import numpy as np
 import pytest
 
 import hitbox as hb
 from hitbox import _validate as v
+from hitbox._torus import torus_mesh
+from hitbox.mesh import TriangleMesh
 
 EXPONENTS = [-1000, -540, -300, 0, 300, 511, 600, 1000]
 
@@ -66,3 +69,24 @@ def test_pow2_factor_leaves_ordinary_scales_alone():
     g = v.pow2_factor(np.array([3.0 * 2.0**600]), np.array([-1.0]))
     assert g == 2.0**-602 and 0.5 <= 3.0 * 2.0**600 * g < 1.0
     assert v.pow2_factor(np.array([2.0**-700])) == 2.0**699
+
+
+@pytest.mark.parametrize("node", ["obb", "sphere", "aabb", "kdop18"])
+def test_mesh_pairs_are_scale_invariant(node):
+    verts, faces = torus_mesh(120, 1.0, 0.3)
+    pose = np.eye(4)
+    pose[:3, :3] = np.array([[0.0, -1, 0], [1, 0, 0], [0, 0, 1]])  # exact quarter turn
+    pose[:3, 3] = [0.5, 0.25, 0.0]
+    base = TriangleMesh(verts, faces, node=node)
+    want = base.intersect(base, pose, mode="all")
+    assert want.shape[1] > 0
+    for e in (-600, -300, 300, 600, 1000):
+        s = 2.0**e
+        mesh = TriangleMesh(verts * s, faces, node=node)
+        moved = pose.copy()
+        moved[:3, 3] *= s
+        np.testing.assert_array_equal(mesh.intersect(mesh, moved, mode="all"), want)
+        assert mesh.intersect(mesh, moved)
+        far = moved.copy()
+        far[0, 3] += 5 * s
+        assert not mesh.intersect(mesh, far)

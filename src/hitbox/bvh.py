@@ -424,9 +424,16 @@ def _fitted(pts, node_first, node_count, order, depth, kind, tasks=_NO_TASKS):
     elif kind == "sphere":
         center = np.empty((n_nodes, 3))
         radius = np.empty(n_nodes)
+        # radii come from squared distances: fitted at a power-of-two scale where those
+        # neither overflow nor vanish, then scaled back (both exact)
+        g = v.pow2_factor(slot_pts)
         _fit.fit_spheres(
-            slot_pts, node_first, node_count, node_box, depth, center, radius
-        )
+            slot_pts * g if g != 1.0 else slot_pts, node_first, node_count,
+            node_box * g if g != 1.0 else node_box, depth, center, radius,
+        )  # fmt: skip
+        if g != 1.0:
+            center /= g
+            radius /= g
         node_bv = Spheres(_frozen(center), _frozen(radius))
     else:
         center = np.empty((n_nodes, 3))

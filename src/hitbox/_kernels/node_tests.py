@@ -25,6 +25,8 @@ from hitbox._kernels.rigid import is_rotation, ortho_error
 
 #: Relative widening of every moved-node test (rounding must never separate a touch).
 REL_EPS = 1e-12
+#: Above this, the square of a reach or distance could overflow.
+_BIG = 2.0**500
 
 
 # -- moved-node tests, one per kind --------------------------------------------------------
@@ -134,7 +136,11 @@ def _sphere_xf(a, i, b, j, rot, trans, turned, widen, slack):
     dy = trans[1] + rot[1, 0] * x + rot[1, 1] * y + rot[1, 2] * z - a.center[i, 1]
     dz = trans[2] + rot[2, 0] * x + rot[2, 1] * y + rot[2, 2] * z - a.center[i, 2]
     reach = (ra + rb) * (1.0 + REL_EPS) + REL_EPS * (abs(dx) + abs(dy) + abs(dz))
-    reach += rb * widen
+    if widen != 0.0:  # (an infinite radius times 0 would be NaN)
+        reach += rb * widen
+    if reach > _BIG:  # squares would overflow: compare at the scale of the reach
+        dx, dy, dz = dx / reach, dy / reach, dz / reach
+        return dx * dx + dy * dy + dz * dz <= 1.0
     return dx * dx + dy * dy + dz * dz <= reach * reach
 
 
