@@ -14,7 +14,9 @@ from numba import njit
 
 import hitbox as hb
 from hitbox import _affine
-from hitbox._kernels import triangle as kt
+from hitbox._kernels import exact_predicates as kp
+from hitbox._kernels import ray_triangle as kr
+from hitbox._kernels import triangle_overlap as ko
 from tests import oracles_triangle as ot
 from tests.strategies import rotation
 
@@ -106,11 +108,11 @@ def test_orient3d_sign_is_exact_near_the_plane(abc, s, r, ulps, shift):
     a, b, c = abc + shift
     d = a + s * (b - a) + r * (c - a)  # on the plane up to rounding
     d[2] = d[2] + ulps * np.spacing(abs(d[2]) + 1e-6)  # no subnormals (see module doc)
-    got = kt.orient3d(tuple(a), tuple(b), tuple(c), tuple(d))
+    got = kp.orient3d(tuple(a), tuple(b), tuple(c), tuple(d))
     assert got == ot.orient3d(a, b, c, d)
     # Alternating: an odd permutation flips the sign, an even one keeps it.
-    assert kt.orient3d(tuple(b), tuple(a), tuple(c), tuple(d)) == -got
-    assert kt.orient3d(tuple(d), tuple(a), tuple(c), tuple(b)) == got
+    assert kp.orient3d(tuple(b), tuple(a), tuple(c), tuple(d)) == -got
+    assert kp.orient3d(tuple(d), tuple(a), tuple(c), tuple(b)) == got
 
 
 @settings(max_examples=300)
@@ -124,21 +126,21 @@ def test_orient2d_sign_is_exact_near_the_line(ab, s, ulps, shift):
     a, b = ab + shift
     c = a + s * (b - a)
     c[1] = c[1] + ulps * np.spacing(abs(c[1]) + 1e-6)
-    got = kt.orient2d(a[0], a[1], b[0], b[1], c[0], c[1])
+    got = kp.orient2d(a[0], a[1], b[0], b[1], c[0], c[1])
     assert got == ot.orient2d(a, b, c)
-    assert kt.orient2d(b[0], b[1], a[0], a[1], c[0], c[1]) == -got
+    assert kp.orient2d(b[0], b[1], a[0], a[1], c[0], c[1]) == -got
 
 
 def test_orient_exact_zero_and_tiny_signs():
     a, b, c = (0.1, 0.2, 0.3), (0.4, 0.5, 0.6), (0.7, 0.8, 1.0)
-    assert kt.orient3d(a, b, c, a) == 0  # a repeated point
+    assert kp.orient3d(a, b, c, a) == 0  # a repeated point
     # The float determinant of these collinear-looking points is rounding noise.
     p = (0.1, 0.1)
     q = (0.3, 0.3)
     r = (0.7, 0.7)
-    assert kt.orient2d(*p, *q, *r) == ot.orient2d(p, q, r)
+    assert kp.orient2d(*p, *q, *r) == ot.orient2d(p, q, r)
     r2 = (0.7, np.nextafter(0.7, 1.0))
-    assert kt.orient2d(*p, *q, *r2) == ot.orient2d(p, q, r2) == 1
+    assert kp.orient2d(*p, *q, *r2) == ot.orient2d(p, q, r2) == 1
 
 
 # -- triangle-triangle overlap -----------------------------------------------------------
@@ -195,7 +197,7 @@ def test_overlap_xf_kernel_moves_b_into_a_frame(pq, seed):
 
 @njit
 def _overlap_xf(a, b, rot, trans):
-    return kt.tri_tri_overlap_xf(a, 0, b, 0, rot, trans)
+    return ko.tri_tri_overlap_xf(a, 0, b, 0, rot, trans)
 
 
 DEGENERATE_CASES = [
@@ -628,11 +630,11 @@ def test_ray_edge_function_negates_exactly_between_neighbours():
     rng = np.random.default_rng(9)
     for _ in range(200):
         a, b = rng.normal(size=(2, 2)) * 10.0 ** rng.integers(-5, 5)
-        assert kt._edge(a[0], a[1], b[0], b[1]) == -kt._edge(b[0], b[1], a[0], a[1])
+        assert kr._edge(a[0], a[1], b[0], b[1]) == -kr._edge(b[0], b[1], a[0], a[1])
     # Nearly parallel sheared vertices: the float products agree, their errors do not.
     x = 0.1
     y = 0.3
-    e = kt._edge(x, y, 3 * x, 3 * y)
+    e = kr._edge(x, y, 3 * x, 3 * y)
     exact = Fraction(3 * x) * Fraction(y) - Fraction(3 * y) * Fraction(x)
     assert np.sign(e) == np.sign(float(exact)) or (e == 0 and exact == 0)
 

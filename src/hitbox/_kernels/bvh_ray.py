@@ -10,7 +10,8 @@ a node whose triangle the watertight leaf test would hit.
 import numpy as np
 from numba import njit, prange
 
-from hitbox._kernels.triangle import load, ray_shear, ray_triangle
+from hitbox._kernels.ray_triangle import ray_shear, ray_triangle
+from hitbox._kernels.triangle_points import load
 
 #: Rays per call above which the parallel kernel is used (thread start-up costs more below).
 PARALLEL_MIN = 4096

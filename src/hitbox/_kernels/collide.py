@@ -33,13 +33,9 @@ from hitbox._kernels.node_tests import (  # noqa: F401 (names the walk's users i
     turn_terms,
     turns,
 )
-from hitbox._kernels.triangle import (
-    CONTACT_SCRATCH,
-    load,
-    load_xf,
-    tri_tri_overlap,
-    tri_tri_segment,
-)
+from hitbox._kernels.triangle_contact import CONTACT_SCRATCH, tri_tri_segment
+from hitbox._kernels.triangle_overlap import tri_tri_overlap
+from hitbox._kernels.triangle_points import load, load_xf
 
 # -- traversal -----------------------------------------------------------------------------
 

@@ -8,7 +8,8 @@ from numba.typed import List
 
 from hitbox._kernels.collide import _descend
 from hitbox._kernels.node_tests import posed_bv, query_slack, stack_rows
-from hitbox._kernels.triangle import load, load_xf, tri_tri_overlap
+from hitbox._kernels.triangle_overlap import tri_tri_overlap
+from hitbox._kernels.triangle_points import load, load_xf
 
 
 # inline="always": each caller passes first_only as a constant, so the two modes compile

@@ -21,7 +21,8 @@ import numpy as np
 from numba import njit, prange
 
 from hitbox._kernels.closest import closest_point_on
-from hitbox._kernels.triangle import load, load_xf, tri_tri_overlap
+from hitbox._kernels.triangle_overlap import tri_tri_overlap
+from hitbox._kernels.triangle_points import load, load_xf
 
 #: Relative rounding margin of a node-pair bound (far above float64's rounding of it).
 REL_EPS = 1e-12

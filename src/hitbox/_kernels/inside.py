@@ -5,17 +5,17 @@ reverse once: :func:`is_closed`) the winding number at a point off the surface i
 signed count of the faces an axis-aligned ray from it crosses, each counted by the
 sign of its normal along the ray. Each face is decided by exact signs (Shewchuk's
 orient2d on the two other axes, orient3d for the side of the face's plane: see
-:mod:`hitbox._kernels.triangle`), so the count is the exact winding number. When the
-ray meets an edge or a vertex of a face (an orient2d is exactly 0) the count is not
-decided by signs alone, and the point is tried along the next of +x, +y, +z, -x, -y, -z;
-a point lying on a face is reported as on the surface.
+:mod:`hitbox._kernels.exact_predicates`), so the count is the exact winding number.
+When the ray meets an edge or a vertex of a face (an orient2d is exactly 0) the count is
+not decided by signs alone, and the point is tried along the next of +x, +y, +z, -x, -y,
+-z; a point lying on a face is reported as on the surface.
 """
 
 import numpy as np
 from numba import njit, prange
 
+from hitbox._kernels.exact_predicates import orient2d, orient3d
 from hitbox._kernels.lanes import chunk_span, lane_count
-from hitbox._kernels.triangle import orient2d, orient3d
 
 #: Points per call from which the parallel kernel is used.
 PARALLEL_MIN = 4096

@@ -79,7 +79,8 @@ from hitbox._kernels.scene_layout import (
     tree_walk_arrays,
 )
 from hitbox._kernels.sphere import sphere_overlap
-from hitbox._kernels.triangle import load, load_xf, tri_tri_overlap
+from hitbox._kernels.triangle_overlap import tri_tri_overlap
+from hitbox._kernels.triangle_points import load, load_xf
 
 # -- per-object volumes ------------------------------------------------------------------
 

@@ -9,7 +9,8 @@ exact triangle test. Faces that share a vertex index are neighbours and never re
 import numpy as np
 from numba import njit
 
-from hitbox._kernels.triangle import load, tri_tri_overlap
+from hitbox._kernels.triangle_overlap import tri_tri_overlap
+from hitbox._kernels.triangle_points import load
 
 
 @njit(inline="always")
