@@ -6,7 +6,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import hitbox as hb
-from hitbox._kernels import broadphase as kb
+from hitbox._kernels import pair_codes as kc
+from hitbox._kernels import sort_sweep as ks
 from tests import oracles
 from tests.strategies import boxes, wide
 
@@ -236,7 +237,7 @@ def test_ints_and_bools_are_accepted():
 @given(st.lists(st.integers(0, 2**40 - 1), max_size=300), st.integers(0, 20))
 def test_radix_sort_sorts_by_the_chosen_bits_stably(values, shift):
     codes = np.array(values, np.int64)
-    got = kb.radix_sort(codes, shift, 40 - shift)
+    got = kc.radix_sort(codes, shift, 40 - shift)
     key = codes >> shift
     np.testing.assert_array_equal(got, codes[np.argsort(key, kind="stable")])
 
@@ -246,17 +247,17 @@ def test_parallel_sweep_equals_serial():
     for d in (1, 2, 3):
         b = uniform(rng, 3000, d)
         grid = bp._grid(b)
-        expected = kb.sap_pairs(b, *grid)
+        expected = ks.sap_pairs(b, *grid)
         for chunks in (1, 3, 16):
             np.testing.assert_array_equal(
-                kb.sap_pairs_parallel(b, *grid, chunks), expected
+                ks.sap_pairs_parallel(b, *grid, chunks), expected
             )
-        perm, rec, tag, colstart = kb._sap_prepare(b, *grid)
-        nb = kb.bit_length(len(b))
-        short = kb.sweep_columns_parallel(rec, tag, colstart, nb, perm, 4, 0)  # overflows
-        np.testing.assert_array_equal(kb.sorted_pairs(short, nb), expected)
-        short = kb.sweep_columns_guess(rec, tag, colstart, nb, perm, 3)
-        np.testing.assert_array_equal(kb.sorted_pairs(short, nb), expected)
+        perm, rec, tag, colstart = ks._sap_prepare(b, *grid)
+        nb = kc.bit_length(len(b))
+        short = ks.sweep_columns_parallel(rec, tag, colstart, nb, perm, 4, 0)  # overflows
+        np.testing.assert_array_equal(kc.sorted_pairs(short, nb), expected)
+        short = ks.sweep_columns_guess(rec, tag, colstart, nb, perm, 3)
+        np.testing.assert_array_equal(kc.sorted_pairs(short, nb), expected)
 
 
 def test_grid_keeps_entries_bounded_when_boxes_are_large():
@@ -264,7 +265,7 @@ def test_grid_keeps_entries_bounded_when_boxes_are_large():
     b = uniform(rng, 2000, 3)
     b[::10, 1] += 40.0  # a tenth of the boxes span most of the scene
     grid = bp._grid(b)
-    assert kb.column_entries(b, *grid) <= bp.ENTRY_RATIO * len(b)
+    assert ks.column_entries(b, *grid) <= bp.ENTRY_RATIO * len(b)
     np.testing.assert_array_equal(bp.pairs(b, method="sap"), oracle_pairs(b))
 
 

@@ -27,8 +27,13 @@ import numba
 import numpy as np
 
 from hitbox import _validate as v
-from hitbox._kernels import broadphase as k
+from hitbox._kernels import box_scan as _scan
+from hitbox._kernels import broadphase as _brute
+from hitbox._kernels import implicit_tree as _tree
+from hitbox._kernels import pair_codes as _codes
 from hitbox._kernels import pair_filter as _filter
+from hitbox._kernels import sort_sweep as _sap
+from hitbox._kernels import sort_sweep_update as _sap_update
 
 __all__ = ["METHODS", "pairs", "IncrementalSAP", "DynamicTree"]
 
@@ -88,21 +93,21 @@ def pairs(boxes, *, method="auto", groups=None, masks=None, ignore=None):
     found = _pairs(boxes, method)
     if filters is None:
         return found
-    return _filter.keep_allowed(found, *filters, k.bit_length(len(boxes)))
+    return _filter.keep_allowed(found, *filters, _codes.bit_length(len(boxes)))
 
 
 def _pairs(boxes, method):
     if method == "auto":
         method = "brute" if len(boxes) <= BRUTE_MAX else "sap"
     if method == "brute":
-        return k.brute_pairs(boxes)
+        return _brute.brute_pairs(boxes)
     if method == "tree":
         origin, scale = _morton_grid(boxes)
-        return k.tree_pairs(boxes, origin, scale, TREE_LEAF)
+        return _tree.tree_pairs(boxes, origin, scale, TREE_LEAF)
     grid = _grid(boxes)
     if _parallel(len(boxes)):
-        return k.sap_pairs_parallel(boxes, *grid, 4 * numba.get_num_threads())
-    return k.sap_pairs(boxes, *grid)
+        return _sap.sap_pairs_parallel(boxes, *grid, 4 * numba.get_num_threads())
+    return _sap.sap_pairs(boxes, *grid)
 
 
 def _filters(n, groups, masks, ignore):
@@ -128,7 +133,7 @@ def _filters(n, groups, masks, ignore):
             raise ValueError(f"ignore holds an index outside [0, {n})")
         lo = np.minimum(pairs[:, 0], pairs[:, 1]).astype(np.int64)
         hi = np.maximum(pairs[:, 0], pairs[:, 1]).astype(np.int64)
-        codes = np.unique((lo << k.bit_length(n)) | hi)
+        codes = np.unique((lo << _codes.bit_length(n)) | hi)
     return group, mask, codes
 
 
@@ -154,7 +159,7 @@ def _bit_sets(values, name, n, default):
 def _as_boxes(boxes, name="boxes", dim=None):
     """``_validate.as_boxes`` with its NaN and empty-box scans fused into one pass."""
     arr, single = v.as_boxes(boxes, name, dim=dim, scan=False)
-    bad, n_empty = k.scan_boxes(arr)
+    bad, n_empty = _scan.scan_boxes(arr)
     if bad >= 0:
         raise ValueError(f"{name}[{bad}] contains NaN")
     return (v.canonical_empty(arr) if n_empty else arr), single
@@ -175,7 +180,9 @@ def _sample(boxes):
     not stretch a grid over empty space; they fall in its edge cells, which is still
     correct, as every cell function here is only required to be monotone.
     """
-    count, ext, lo, hi, live_share = k.sample_stats(boxes, max(1, len(boxes) // SAMPLE))
+    count, ext, lo, hi, live_share = _scan.sample_stats(
+        boxes, max(1, len(boxes) // SAMPLE)
+    )
     return (ext, lo, hi, live_share) if count else None
 
 
@@ -219,18 +226,18 @@ def _grid(boxes):
         gdim[slot] = int(min(max(np.ceil(cells), 1), cap))
         origin[slot] = lo[a]
         scale[slot] = gdim[slot] / span[a]
-    entries = k.column_entries(boxes, axes, origin, scale, gdim)
+    entries = _sap.column_entries(boxes, axes, origin, scale, gdim)
     while gdim[1] * gdim[2] > 1 and entries > ENTRY_RATIO * live:
         for slot in (1, 2):
             if gdim[slot] > 1:
                 gdim[slot] = (gdim[slot] + 1) // 2
                 scale[slot] = gdim[slot] / span[axes[slot]]
-        entries = k.column_entries(boxes, axes, origin, scale, gdim)
+        entries = _sap.column_entries(boxes, axes, origin, scale, gdim)
     # sweep-axis cells pre-sort each column for its insertion sort: about two per entry,
     # within the bits the radix key has beside the box index
     ncol = int(gdim[1] * gdim[2])
     if span[sweep] > 0:
-        key_room = (1 << (62 - int(k.bit_length(n)))) // ncol
+        key_room = (1 << (62 - int(_codes.bit_length(n)))) // ncol
         cells = np.ceil(span[sweep] / ext[sweep]) if ext[sweep] > 0 else 4 * live
         gdim[0] = max(1, min(max(2 * entries // ncol + 1, cells), 4 * live, key_room))
         origin[0] = lo[sweep]
@@ -356,7 +363,7 @@ class _Tracker:
                     f"boxes must have one row per id ({self.size}), got {len(arr)}; "
                     "pass ids= to move some of them"
                 )
-            bad = k.gather_boxes(arr, self._perm, self._live, self._spare)
+            bad = _scan.gather_boxes(arr, self._perm, self._live, self._spare)
             if bad >= 0:
                 raise ValueError(f"boxes[{bad}] contains NaN")
             self._table, self._spare = self._spare, self._table
@@ -373,13 +380,15 @@ class _Tracker:
             raise ValueError("ids given without boxes")
         if self.size == 0:
             return np.empty((2, 0), np.intp)
-        nb = k.bit_length(self.size)
+        nb = _codes.bit_length(self.size)
         if self.size <= BRUTE_MAX:  # as pairs() does: the structures cost more here
             self._dirty = True
-            return k.sorted_pairs(k.brute_codes(self._table, self._perm, nb), nb)
+            return _codes.sorted_pairs(
+                _brute.brute_codes(self._table, self._perm, nb), nb
+            )
         codes = self._step()
         self._guess = int(1.125 * len(codes)) + 16
-        return k.sorted_pairs(codes, nb)
+        return _codes.sorted_pairs(codes, nb)
 
     def _check_ids(self, ids):
         arr = np.asarray(ids)
@@ -455,17 +464,17 @@ class IncrementalSAP(_Tracker):
 
     def _rebuild(self):
         self._grid = _grid(self._table)
-        self._reorder(k.home_order(self._table, *self._grid))
-        rec, tag, self._colstart = k.sap_columns(self._table, *self._grid)
+        self._reorder(_sap.home_order(self._table, *self._grid))
+        rec, tag, self._colstart = _sap.sap_columns(self._table, *self._grid)
         # this step's columns are the first colstart[-1] rows of these
         self._columns = (rec, tag)
         self._spare_columns = (np.empty_like(rec), np.empty_like(tag))
         n = self.size
         self._spans = np.empty((n, 4), np.intp)
-        k.sap_spans(self._table, *self._grid, self._spans)
+        _sap_update.sap_spans(self._table, *self._grid, self._spans)
         self._moved = np.empty(n, np.intp)
         self._old_spans = np.empty((n, 4), np.intp)
-        self._reach = k.bounds(self._table)[:2]
+        self._reach = _scan.bounds(self._table)[:2]
         self._churn = 0
         self._dirty = False
 
@@ -490,7 +499,7 @@ class IncrementalSAP(_Tracker):
         if self._dirty or self._grid is None:
             self._rebuild()
         else:
-            n_moved, start, lo, hi = k.sap_plan(
+            n_moved, start, lo, hi = _sap_update.sap_plan(
                 self._table, *self._grid, self._spans, self._colstart, self._moved,
                 self._old_spans,
             )  # fmt: skip
@@ -508,7 +517,7 @@ class IncrementalSAP(_Tracker):
                     rec_full = np.empty((2 * n_entries + 1, rec_full.shape[1]))
                     tag_full = np.empty(2 * n_entries + 1, np.int64)
                 old_tag = self._columns[1][: self._colstart[-1]]
-                k.sap_refresh(
+                _sap_update.sap_refresh(
                     self._table, *self._grid, self._spans, old_tag, self._colstart,
                     self._moved[:n_moved], self._old_spans[:n_moved], start,
                     rec_full[: n_entries + 1], tag_full[: n_entries + 1],
@@ -517,14 +526,14 @@ class IncrementalSAP(_Tracker):
                 self._colstart = start
         n_entries = self._colstart[-1]
         rec, tag = self._columns[0][:n_entries], self._columns[1][:n_entries]
-        nb = k.bit_length(n)
+        nb = _codes.bit_length(n)
         if _parallel(n):
             per_entry = 2 * self._guess // max(n_entries, 1) + 1
             chunks = 4 * numba.get_num_threads()
-            return k.sweep_columns_parallel(
+            return _sap.sweep_columns_parallel(
                 rec, tag, self._colstart, nb, self._perm, chunks, per_entry
             )
-        return k.sweep_columns_guess(
+        return _sap.sweep_columns_guess(
             rec, tag, self._colstart, nb, self._perm, self._guess
         )
 
@@ -549,22 +558,22 @@ class DynamicTree(_Tracker):
         n = self.size
         origin, scale = _morton_grid(self._table)
         codes = np.empty(n, np.int64)
-        k.morton_codes(self._table, origin, scale, codes)
-        self._reorder(k.morton_perm(codes, k.bit_length(n)))
+        _tree.morton_codes(self._table, origin, scale, codes)
+        self._reorder(_tree.morton_perm(codes, _codes.bit_length(n)))
         p = _leaf_count(n)
         self._nodes = np.empty((2 * p - 1, 2, self._dim))
-        self._quality = k.tree_refit(self._table, TREE_LEAF, self._nodes)
+        self._quality = _tree.tree_refit(self._table, TREE_LEAF, self._nodes)
         self._dirty = False
 
     def _step(self):
         if self._dirty:
             self._rebuild()
         else:
-            quality = k.tree_refit(self._table, TREE_LEAF, self._nodes)
+            quality = _tree.tree_refit(self._table, TREE_LEAF, self._nodes)
             if quality > self.REBUILD * self._quality:
                 self._rebuild()
-        nb = k.bit_length(self.size)
-        return k.tree_self_pairs(
+        nb = _codes.bit_length(self.size)
+        return _tree.tree_self_pairs(
             self._nodes, self._table, self._perm, TREE_LEAF, nb, self._guess
         )
 
