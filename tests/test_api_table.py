@@ -23,8 +23,8 @@ ENTRIES = ("pair", "many", "scene", "cli")
 TABLE = {
     "any": {"pair", "many", "scene", "cli"},
     "all": {"pair", "many", "scene", "cli"},
-    "contacts": {"pair"},
-    "inside": {"pair", "many", "cli"},
+    "contacts": {"pair", "scene", "cli"},
+    "inside": {"pair", "many", "scene", "cli"},
     "distance": {"pair", "many", "scene", "cli"},
 }
 #: node kinds of (A, B): each kind against itself, and mixed pairs
@@ -113,11 +113,16 @@ def test_inside_pair_and_many(kinds):
     assert not big.intersect(small, poses[0])  # no triangle crosses: only inside says so
     assert [big.intersect(small, p, inside=True) for p in poses] == want.tolist()
     np.testing.assert_array_equal(big.intersect_many(small, poses, inside=True), want)
+    for pose, w in zip(poses, want, strict=True):
+        scene = Scene()
+        scene.add(big)
+        scene.add(small, pose)
+        assert (scene.query(inside=True).pairs.shape[1] == 1) == w
 
 
 @pytest.mark.parametrize("kinds", KIND_PAIRS[:6], ids="-".join)
-@pytest.mark.parametrize("mode", ["any", "all"])
-def test_scene_any_and_all(meshes, kinds, mode):
+@pytest.mark.parametrize("mode", ["any", "all", "contacts"])
+def test_scene_any_all_contacts_distance(meshes, kinds, mode):
     a, b = _pair(meshes, kinds)
     for pose in POSES:
         scene = Scene()
@@ -128,8 +133,13 @@ def test_scene_any_and_all(meshes, kinds, mode):
         np.testing.assert_array_equal(got.pairs, want.pairs)
         np.testing.assert_array_equal(got.pairs.shape[1] > 0,
                                       _brute_pairs(a, b, pose).shape[1] > 0)  # fmt: skip
-        if mode == "all":
+        if mode != "any":
             np.testing.assert_array_equal(got.triangles, want.triangles)
+        if mode == "contacts":
+            np.testing.assert_array_equal(got.segments, a.contacts(b, pose).segments)
+        pairs, dist = scene.within(0.5)
+        d = a.distance_brute(b, pose)[0]
+        assert pairs.shape[1] == (d <= 0.5) and (d > 0.5 or dist[0] == d)
 
 
 def test_scene_distance_gives_continuous_contact_times(meshes):
@@ -180,3 +190,8 @@ def test_cli_any_all_inside_distance(capsys, tmp_path, meshes, kind):
         assert got["collide"] == (want.shape[1] > 0)
         got = _cli(capsys, "distance", fa, fb, "--pose-b", pose, "--node", kind)
         assert got["distance"] == a.distance_brute(b, matrix)[0]
+        got = _cli(capsys, "collide", fa, fb, "--pose-b", pose, "--node", kind,
+                   "--contacts")  # fmt: skip
+        assert got["pairs"] == want.T.tolist()
+        np.testing.assert_array_equal(np.array(got["segments"]).reshape(-1, 2, 3),
+                                      a.contacts(b, matrix).segments)  # fmt: skip

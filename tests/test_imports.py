@@ -33,6 +33,7 @@ LAYERS = {
     "_scene_results": 6,
     "distance": 5,
     "pipeline": 7,
+    "scene_queries": 7,
     "shapes": 7,
     "experiment": 8,
     "demo": 9,

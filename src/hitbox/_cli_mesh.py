@@ -37,6 +37,8 @@ def _two_meshes(args, step):
 
 
 def _collide(args):
+    if getattr(args, "contacts", False):
+        args.all = True  # contact segments are per crossing triangle pair
     if args.all and getattr(args, "inside", False):
         raise _Failure("--inside needs the any mode: containment has no triangle pairs")
     with _progress(args, 4) as step:
@@ -67,6 +69,10 @@ def _collide(args):
     if args.all:
         out["n_pairs"] = int(pairs.shape[1])
         out["pairs"] = pairs.T.tolist()
+    if getattr(args, "contacts", False):
+        # where each crossing triangle pair meets, moved from A's frame to the world
+        seg = a.contacts(b, relative).segments @ pose_a[:3, :3].T + pose_a[:3, 3]
+        out["segments"] = seg.tolist()
     if args.view:
         from hitbox import view
 
@@ -94,6 +100,9 @@ def _collide(args):
             con,
             f"pairs (A face, B face): {text}" + (f", ... {more} more" if more else ""),
         )
+    for (p, q), (i, j) in list(zip(out.get("segments", []), out.get("pairs", [])))[:3]:
+        ends = " to ".join("(" + ", ".join(f"{x:.6g}" for x in e) + ")" for e in (p, q))
+        _say(con, f"  ({i}, {j}) meet from {ends}")
     _say(
         con,
         f"query: {_duration(best_s)} (best of {repeats} warm runs; "

@@ -68,9 +68,13 @@ class StepResult:
     toi : (n,) float or None
         With ``step(..., continuous=True)``: each pair's first contact time within the
         step, in seconds from its start. None otherwise.
+    segments : (T, 2, 3) float or None
+        With ``mode="contacts"``: for each column of ``triangles``, the two end points
+        (world frame) of the set where the two triangles meet; NaN for a column with a
+        plain volume. None otherwise.
     """
 
-    __slots__ = ("pairs", "triangles", "offsets", "toi", "_facts", "_stats")
+    __slots__ = ("pairs", "triangles", "offsets", "toi", "segments", "_facts", "_stats")
 
     def __init__(self, pairs, triangles, offsets, facts):
         self.pairs = pairs
@@ -79,6 +83,7 @@ class StepResult:
         self._facts = facts
         self._stats = None
         self.toi = None
+        self.segments = None
 
     @property
     def stats(self):

@@ -134,6 +134,12 @@ def build_parser():
         help="find every colliding triangle pair, not just whether any",
     )
     collide.add_argument(
+        "--contacts",
+        action="store_true",
+        help="also give where each crossing triangle pair meets (two end points, world "
+        "coordinates; implies --all)",
+    )
+    collide.add_argument(
         "--inside",
         action="store_true",
         help="also say yes when one closed mesh lies wholly inside the other "

@@ -51,6 +51,7 @@ import numpy as np
 
 from hitbox import _validate as v
 from hitbox import mixed, obb
+from hitbox import scene_queries as _queries
 from hitbox._kernels import pipeline as _k
 from hitbox._kernels import scene as _ks
 from hitbox._kernels import scene_layout as _kl
@@ -89,7 +90,9 @@ from hitbox._scene_results import (
 __all__ = ["Scene", "StepResult", "StepStats", "MODES", "BROADPHASES", "VOLUMES"]
 
 #: Query modes: ``"any"`` reports the touching pairs; ``"all"`` also their triangles.
-MODES = ("any", "all")
+MODES = ("any", "all", "contacts")
+#: Modes of :meth:`Scene.run` (contact segments are a per-step query).
+RUN_MODES = ("any", "all")
 #: Broad-phase sweeps over the objects (see :class:`Scene`).
 BROADPHASES = ("auto", "sap", "brute")
 #: Per-object volume kinds a mesh may be given.
@@ -387,7 +390,7 @@ class Scene:
 
     # -- time ----------------------------------------------------------------------------
 
-    def step(self, dt, *, mode="any", continuous=False):
+    def step(self, dt, *, mode="any", continuous=False, inside=False):
         """Advance every dynamic object by ``dt`` seconds, then :meth:`query`, in one
         compiled call.
 
@@ -404,6 +407,12 @@ class Scene:
         distance; meshes within ``CONTACT_TOL`` (1e-9) of their bounding radii count as
         touching). A mesh against a plain volume is tested at the end of the step (its
         toi is ``dt``).
+
+        ``mode="contacts"`` is ``"all"`` with ``result.segments`` (T, 2, 3): where each
+        pair of crossing triangles meets, in world coordinates
+        (:func:`hitbox.scene_queries.contact_segments`). ``inside=True`` (mode
+        ``"any"``) also reports pairs of closed meshes one of which lies wholly inside
+        the other (:func:`hitbox.scene_queries.inside_pairs`).
         """
         if type(dt) is not float:
             dt = check_real(dt, "dt")
@@ -413,9 +422,10 @@ class Scene:
             v.check_choice(mode, "mode", MODES)
         if continuous is not False and not isinstance(continuous, bool | np.bool_):
             raise TypeError(f"continuous must be a bool, got {type(continuous).__name__}")
-        if self._time + dt < self._horizon and not continuous:
+        _check_inside(inside, mode)
+        if self._time + dt < self._horizon and not continuous and not inside:
             return self._quiet(dt)
-        return self._run(dt, mode, bool(continuous))
+        return self._finish(self._run(dt, mode, bool(continuous)), mode, inside)
 
     def run(self, dt, steps, *, mode="any", continuous=False):
         """``steps`` calls of :meth:`step` (``dt``, ``mode``, ``continuous``) in one
@@ -433,7 +443,7 @@ class Scene:
             raise TypeError(f"steps must be an int, got {type(steps).__name__}")
         if steps < 0:
             raise ValueError(f"steps must be >= 0, got {steps}")
-        mode = v.check_choice(mode, "mode", MODES)
+        mode = v.check_choice(mode, "mode", RUN_MODES)
         if not isinstance(continuous, bool | np.bool_):
             raise TypeError(f"continuous must be a bool, got {type(continuous).__name__}")
         self._materialize()
@@ -457,13 +467,33 @@ class Scene:
         toi = np.ascontiguousarray(log[3]).view(np.float64) if continuous else None
         return RunResult(times, log[0], pairs, toi, log[4], tris.astype(np.intp))
 
-    def query(self, mode="any"):
-        """Every touching pair now, without moving anything: a :class:`StepResult`."""
+    def query(self, mode="any", *, inside=False):
+        """Every touching pair now, without moving anything: a :class:`StepResult`
+        (``mode`` and ``inside`` as for :meth:`step`)."""
         if mode != "any":
             v.check_choice(mode, "mode", MODES)
-        if self._time < self._horizon:
+        _check_inside(inside, mode)
+        if self._time < self._horizon and not inside:
             return self._quiet(0.0)
-        return self._run(0.0, mode)
+        return self._finish(self._run(0.0, mode), mode, inside)
+
+    def within(self, distance):
+        """Pairs of objects at most ``distance`` apart now, and how far: ((2, n) pairs,
+        (n,) distances); see :func:`hitbox.scene_queries.within`."""
+        return _queries.within(self, distance)
+
+    def _finish(self, result, mode, inside):
+        """A step's result with what the Python side adds: contact segments, or the
+        pairs of meshes nested one inside the other."""
+        if mode == "contacts":
+            result.segments = _queries.contact_segments(self, result)
+        if inside:
+            nested = _queries.inside_pairs(self, result.pairs)
+            if nested.shape[1]:
+                pairs = np.concatenate([result.pairs, nested], axis=1)
+                pairs = pairs[:, np.lexsort((pairs[1], pairs[0]))]
+                result.pairs, result.offsets = pairs, zero_offsets(pairs.shape[1])
+        return result
 
     def _quiet(self, dt):
         """A step before the quiet horizon: its motion queued, no pair touching."""
@@ -494,7 +524,7 @@ class Scene:
         if self._lists_dirty:
             self._refresh_lists()
         buf = self._buf
-        all_pairs = mode == "all"
+        all_pairs = mode != "any"
         flags = (1 if all_pairs else 0) | (2 if self._trace_on else 0)
         if continuous:
             flags |= 4
@@ -565,7 +595,7 @@ class Scene:
         for k in np.flatnonzero(plain)[self._plain_overlap(cand[:, plain])].tolist():
             contacts[k] = touching
         hits = np.array([c is not None for c in contacts], dtype=bool)
-        pairs, tris, offsets = collect(cand, hits, contacts, mode)
+        pairs, tris, offsets = collect(cand, hits, contacts, "any" if mode == "any" else "all")
         n_ids, n = len(ids), cand.shape[1]
         stats = StepStats(
             self._time, n_ids, n_ids * (n_ids - 1) // 2, int(both_static.sum()), 0,
@@ -727,3 +757,10 @@ class Scene:
                 self._threshold_value = value
                 t["bounds_version"][:] = -1  # the grown boxes depend on it
         self._lists_dirty = False
+
+
+def _check_inside(inside, mode):
+    if inside is not False and not isinstance(inside, bool | np.bool_):
+        raise TypeError(f"inside must be a bool, got {type(inside).__name__}")
+    if inside and mode != "any":
+        raise ValueError("inside=True needs mode='any': containment has no triangle pairs")
