@@ -23,10 +23,12 @@ import numpy as np
 from numba import njit
 
 from hitbox import aabb, kdop, mixed, obb
-from hitbox._kernels import mixed as km
+from hitbox._kernels import box_sat as kbox
 from hitbox._kernels import obb as kobb
 from hitbox._kernels import slabs as kslabs
 from hitbox._kernels import sphere as ksphere
+from hitbox._kernels import sphere_box as ksbox
+from hitbox._kernels import sphere_kdop as ksk
 from hitbox._types import OBBs, Spheres
 
 SIDE = 4.0
@@ -332,12 +334,12 @@ def cost_rows(tests, repeats=5, seed=11, m=1024):
         "obb": loops["obb"],
     }
     cross = {
-        "sphere-aabb": (_loop4(km.sphere_aabb), "sphere", "aabb", ()),
-        "sphere-kdop18": (_loop_axes(km.sphere_kdop), "sphere", "kdop18", (axes[18],)),
-        "sphere-obb": (_loop4(km.sphere_obb), "sphere", "obb", ()),
-        "aabb-kdop18": (_loop_axes(km.aabb_kdop), "aabb", "kdop18", (axes[18],)),
-        "aabb-obb": (_loop4(km.aabb_obb), "aabb", "obb", ()),
-        "kdop18-obb": (_loop_axes(km.kdop_obb), "kdop18", "obb", (axes[18],)),
+        "sphere-aabb": (_loop4(ksbox.sphere_aabb), "sphere", "aabb", ()),
+        "sphere-kdop18": (_loop_axes(ksk.sphere_kdop), "sphere", "kdop18", (axes[18],)),
+        "sphere-obb": (_loop4(ksbox.sphere_obb), "sphere", "obb", ()),
+        "aabb-kdop18": (_loop_axes(kbox.aabb_kdop), "aabb", "kdop18", (axes[18],)),
+        "aabb-obb": (_loop4(kbox.aabb_obb), "aabb", "obb", ()),
+        "kdop18-obb": (_loop_axes(kbox.kdop_obb), "kdop18", "obb", (axes[18],)),
     }
     cases = {}
     for name, fn in same.items():

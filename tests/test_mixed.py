@@ -418,14 +418,14 @@ def test_sphere_kdop_matches_coal_on_the_kdop_hull():
 def test_sphere_kdop_matches_its_enumeration_twin(points, center, radius, k):
     """On grid data (touching, shared planes, flat k-DOPs) the fast path and the
     exhaustive enumeration over faces, edges and vertices agree exactly."""
-    from hitbox._kernels import mixed as km
+    from hitbox._kernels import sphere_kdop as ksk
 
     kd = hb.kdop.fit(points, k)
     got = mixed.overlap_sphere_kdop(Spheres(center, radius), kd)
     axes = np.array(hb.kdop.AXES[k])
     tol = 1e-12 * (np.abs(center).sum() + radius + np.abs(kd).max())
     inside = hb.kdop.contains_points(kd, center)
-    twin = inside or km._enumerate(kd[None], 0, axes, *center, float(radius), tol)
+    twin = inside or ksk._enumerate(kd[None], 0, axes, *center, float(radius), tol)
     assert got == twin
     # and the distance to the polytope's vertices bounds it: a vertex within r is a hit
     verts = hb.kdop.vertices(kd)

@@ -18,7 +18,7 @@ sphere–kdop   exact        distance from the centre to the polytope: the seed'
                            by a dual active-set method whose answers carry certificates
                            (a point inside within r, or a dual bound above r), with an
                            exhaustive face/edge/vertex enumeration behind it
-                           (``_kernels.mixed.sphere_kdop``)
+                           (``_kernels.sphere_kdop``)
 aabb–obb      exact        15-axis SAT with the AABB as an OBB (RTCD §4.4.1)
 aabb–kdop     exact for    the AABB's exact k-DOP against the k-DOP, slab by slab: the box
               K = 6, 18;   lies inside its k-DOP, so apart slabs prove the box apart. For

@@ -16,8 +16,8 @@ import math
 import numpy as np
 from numba import njit
 
-from hitbox._kernels.mixed import within
 from hitbox._kernels.slabs import slab_overlap
+from hitbox._kernels.sphere_box import within
 
 #: Relative widening of world bounding spheres and boxes (far above rounding).
 PAD = 1e-9

@@ -8,18 +8,11 @@ import numpy as np
 from numba import njit
 
 from hitbox._kernels.advancement import mesh_contact_time
+from hitbox._kernels.box_sat import aabb_kdop, aabb_obb, kdop_obb
 from hitbox._kernels.bv import overlap
 from hitbox._kernels.collide import stack_rows
 from hitbox._kernels.contact_time import first_contact
 from hitbox._kernels.front import front_walk
-from hitbox._kernels.mixed import (
-    aabb_kdop,
-    aabb_obb,
-    kdop_obb,
-    sphere_aabb,
-    sphere_kdop,
-    sphere_obb,
-)
 from hitbox._kernels.obb import obb_overlap
 from hitbox._kernels.pipeline import (
     AABB,
@@ -79,6 +72,8 @@ from hitbox._kernels.scene_layout import (
     tree_walk_arrays,
 )
 from hitbox._kernels.sphere import sphere_overlap
+from hitbox._kernels.sphere_box import sphere_aabb, sphere_obb
+from hitbox._kernels.sphere_kdop import sphere_kdop
 from hitbox._kernels.triangle_overlap import tri_tri_overlap
 from hitbox._kernels.triangle_points import load, load_xf
 
