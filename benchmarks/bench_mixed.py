@@ -26,9 +26,9 @@ from hitbox import aabb, kdop, mixed, obb
 from hitbox._kernels import box_sat as kbox
 from hitbox._kernels import obb as kobb
 from hitbox._kernels import slabs as kslabs
-from hitbox._kernels import sphere as ksphere
 from hitbox._kernels import sphere_box as ksbox
 from hitbox._kernels import sphere_kdop as ksk
+from hitbox._kernels import sphere_overlap as ksphere
 from hitbox._types import OBBs, Spheres
 
 SIDE = 4.0

@@ -11,7 +11,7 @@ from numba import njit
 
 import hitbox as hb
 from hitbox import sphere
-from hitbox._kernels import sphere as ks
+from hitbox._kernels import sphere_overlap as ks
 from hitbox._types import Spheres
 from tests import oracles_sphere as oracle
 

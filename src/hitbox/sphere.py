@@ -22,6 +22,7 @@ import numpy as np
 from hitbox import _affine
 from hitbox import _validate as v
 from hitbox._kernels import sphere as _k
+from hitbox._kernels import sphere_fit as _fit
 from hitbox._types import Spheres
 
 __all__ = [
@@ -40,7 +41,7 @@ __all__ = [
 ]
 
 METHODS = ("centroid", "ritter", "welzl")
-_METHOD_CODES = {"centroid": _k.CENTROID, "ritter": _k.RITTER, "welzl": _k.WELZL}
+_METHOD_CODES = {"centroid": _fit.CENTROID, "ritter": _fit.RITTER, "welzl": _fit.WELZL}
 
 # Outward factor on radii built from rounded distances: 2**-46 is 64 ulps, several times
 # the worst rounding of the few operations before it (D <= 3), yet invisible at 1e-12.
@@ -80,7 +81,7 @@ def fit(points, *, method="ritter"):
     center = np.empty((n, dim))
     radius = np.empty(n)
     if n:
-        _k.fit(groups, code, center, radius)
+        _fit.fit(groups, code, center, radius)
     return _out(Spheres(center, radius), single)
 
 
@@ -388,7 +389,7 @@ def _circumscribe(boxes):
     if n:
         bits = (np.arange(2**dim)[:, None] >> np.arange(dim)) & 1
         corners = np.ascontiguousarray(boxes[:, bits, np.arange(dim)])  # (N, 2**D, D)
-        _k.enclose(corners, center, radius)
+        _fit.enclose(corners, center, radius)
     return Spheres(np.ascontiguousarray(center), radius)
 
 

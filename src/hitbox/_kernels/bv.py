@@ -26,7 +26,7 @@ from numba import njit, types
 from numba.extending import overload
 
 from hitbox._kernels.obb import obb_overlap
-from hitbox._kernels.sphere import sphere_overlap
+from hitbox._kernels.sphere_overlap import sphere_overlap
 
 # The 13 k-DOP directions in kdop.AXES order: faces, corners, edges (Klosowski et al.
 # 1998). 14-DOP = rows 0..6, 26-DOP = rows 0..12, 18-DOP = rows 0..2 then 7..12.

@@ -71,9 +71,9 @@ from hitbox._kernels.scene_layout import (
     tree_arrays,
     tree_walk_arrays,
 )
-from hitbox._kernels.sphere import sphere_overlap
 from hitbox._kernels.sphere_box import sphere_aabb, sphere_obb
 from hitbox._kernels.sphere_kdop import sphere_kdop
+from hitbox._kernels.sphere_overlap import sphere_overlap
 from hitbox._kernels.triangle_overlap import tri_tri_overlap
 from hitbox._kernels.triangle_points import load, load_xf
 
