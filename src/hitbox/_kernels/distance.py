@@ -328,6 +328,45 @@ def _size(h, i):
     return h[i, 0] + h[i, 1] + h[i, 2]
 
 
+@njit(inline="always")
+def _heap_push(lbs, keys, n, lb, key):
+    """Push (lb, key) on the binary min-heap of n entries; returns the arrays (grown
+    when full) and n + 1."""
+    if n == len(lbs):
+        lbs = np.concatenate((lbs, np.empty(len(lbs))))
+        keys = np.concatenate((keys, np.empty(len(keys), np.int64)))
+    c = n
+    while c > 0:
+        parent = (c - 1) >> 1
+        if lbs[parent] <= lb:
+            break
+        lbs[c], keys[c] = lbs[parent], keys[parent]
+        c = parent
+    lbs[c], keys[c] = lb, key
+    return lbs, keys, n + 1
+
+
+@njit(inline="always")
+def _heap_pop(lbs, keys, n):
+    """Remove the least entry of the heap of n entries; returns it and n - 1."""
+    lb, key = lbs[0], keys[0]
+    n -= 1
+    last_lb, last_key = lbs[n], keys[n]
+    c = 0
+    while True:
+        child = 2 * c + 1
+        if child >= n:
+            break
+        if child + 1 < n and lbs[child + 1] < lbs[child]:
+            child += 1
+        if lbs[child] >= last_lb:
+            break
+        lbs[c], keys[c] = lbs[child], keys[child]
+        c = child
+    lbs[c], keys[c] = last_lb, last_key
+    return lb, key, n
+
+
 @njit(cache=True, nogil=True)
 def mesh_distance(
     ac, ah, ar, a_first, a_count, a_tris, a_sbox,
@@ -337,11 +376,12 @@ def mesh_distance(
     """Least distance between trees a and b (b moved by rot, trans into a's frame).
 
     Nodes as oriented boxes: centres (M, 3), half extents (M, 3), axes (M, 3, 3) as
-    columns; triangles (S, 3, 3) in slot order, a's triangle boxes (S, 2, 3). Pairs
-    whose bound times (1 + rtol) plus atol reaches the best distance so far, or
-    reaches ``upper``, are skipped, so the answer d satisfies
-    d_true <= d <= d_true (1 + rtol) + atol (exact with rtol = atol = 0), unless
-    none is below ``upper``.
+    columns; triangles (S, 3, 3) in slot order, a's triangle boxes (S, 2, 3). Node
+    pairs are taken nearest bound first (a binary heap), so a pair is opened only
+    when its bound is below the best distance so far, and the walk stops at the first
+    pair whose bound times (1 + rtol) plus atol reaches it, or reaches ``upper``: the
+    answer d satisfies d_true <= d <= d_true (1 + rtol) + atol (exact with
+    rtol = atol = 0), unless none is below ``upper``. ``depth`` sizes the first heap.
 
     Writes out_f[:3] the closest point on a, out_f[3:6] on b (both in a's frame),
     out_i[0:2] their slots (-1 when nothing is below ``upper``). Returns the distance
@@ -352,20 +392,22 @@ def mesh_distance(
     if len(a_first) == 0 or len(b_first) == 0:
         return np.inf
     best = upper * upper if upper < np.inf else np.inf  # squared
-    stack_m = np.empty(depth, np.intp)
-    stack_k = np.empty(depth, np.intp)
-    stack_lb = np.empty(depth)
-    stack_m[0] = 0
-    stack_k[0] = 0
-    stack_lb[0] = _box_gap(ac, ah, ar, 0, bc, bh, br, 0, rot, trans)
-    top = 1
-    while top > 0:
-        top -= 1
-        m = stack_m[top]
-        k = stack_k[top]
-        lb = stack_lb[top] * (1.0 + rtol) + atol
-        if lb * lb >= best:
-            continue
+    size = 32 * depth + 256
+    lbs = np.empty(size)
+    keys = np.empty(size, np.int64)  # node pair m << 32 | k
+    lbs, keys, top = _heap_push(
+        lbs, keys, 0, _box_gap(ac, ah, ar, 0, bc, bh, br, 0, rot, trans), 0
+    )
+    have = False  # a pair in hand (lb, m, k), no farther than the heap's least
+    lb, m, k = 0.0, 0, 0
+    while have or top > 0:
+        if not have:
+            lb, key, top = _heap_pop(lbs, keys, top)
+            m, k = key >> 32, key & 0xFFFFFFFF
+        have = False
+        reach = lb * (1.0 + rtol) + atol
+        if reach * reach >= best:
+            break  # every pair left is at least as far
         ca = a_count[m]
         cb = b_count[k]
         if ca > 0 and cb > 0:
@@ -408,13 +450,17 @@ def mesh_distance(
             m0, k0, m1, k1 = f, k, f + 1, k
         g0 = _box_gap(ac, ah, ar, m0, bc, bh, br, k0, rot, trans)
         g1 = _box_gap(ac, ah, ar, m1, bc, bh, br, k1, rot, trans)
-        if g0 < g1:  # the nearer pair is popped first
+        if g1 < g0:
             m0, k0, g0, m1, k1, g1 = m1, k1, g1, m0, k0, g0
-        for mm, kk, gg in ((m0, k0, g0), (m1, k1, g1)):
-            reach = gg * (1.0 + rtol) + atol
-            if reach * reach < best:
-                stack_m[top], stack_k[top], stack_lb[top] = mm, kk, gg
-                top += 1
+        reach = g1 * (1.0 + rtol) + atol
+        if reach * reach < best:
+            lbs, keys, top = _heap_push(lbs, keys, top, g1, (m1 << 32) | k1)
+        reach = g0 * (1.0 + rtol) + atol
+        if reach * reach < best:
+            if top == 0 or g0 <= lbs[0]:  # still the nearest: walk on, no heap
+                lb, m, k, have = g0, m0, k0, True
+            else:
+                lbs, keys, top = _heap_push(lbs, keys, top, g0, (m0 << 32) | k0)
     if out_i[0] < 0:
         return np.inf
     return math.sqrt(best)
