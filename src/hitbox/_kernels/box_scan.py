@@ -64,6 +64,18 @@ def gather_boxes(src, perm, live, dst):
     return -1
 
 
+@njit(inline="always")
+def grow_bounds(lo, hi, boxes, i):
+    """Widen ``lo``/``hi`` (D,) to box i's finite bounds (unbounded sides left out)."""
+    for k in range(boxes.shape[2]):
+        a = boxes[i, 0, k]
+        b = boxes[i, 1, k]
+        if a > -np.inf:
+            lo[k] = min(lo[k], a)
+        if b < np.inf:
+            hi[k] = max(hi[k], b)
+
+
 @njit(cache=True, nogil=True)
 def bounds(boxes):
     """(min finite lo (D,), max finite hi (D,), non-empty boxes) in one pass."""
@@ -75,13 +87,7 @@ def bounds(boxes):
         if boxes[i, 0, 0] > boxes[i, 1, 0]:
             continue
         live += 1
-        for k in range(d):
-            a = boxes[i, 0, k]
-            b = boxes[i, 1, k]
-            if a > -np.inf:
-                lo[k] = min(lo[k], a)
-            if b < np.inf:
-                hi[k] = max(hi[k], b)
+        grow_bounds(lo, hi, boxes, i)
     return lo, hi, live
 
 

@@ -10,42 +10,7 @@ and one-pass reads of the boxes (``box_scan``).
 import numpy as np
 from numba import njit
 
-from hitbox._kernels.box_scan import (  # noqa: F401 (re-exported: moved there)
-    bounds,
-    gather_boxes,
-    sample_stats,
-    scan_boxes,
-)
-from hitbox._kernels.implicit_tree import (  # noqa: F401 (re-exported: moved there)
-    morton_codes,
-    morton_perm,
-    tree_depth,
-    tree_pairs,
-    tree_refit,
-    tree_self_pairs,
-)
-from hitbox._kernels.pair_codes import (  # noqa: F401 (re-exported: moved there)
-    bit_length,
-    decode_pairs,
-    radix_sort,
-    sorted_pairs,
-)
 from hitbox._kernels.slabs import slab_overlap
-from hitbox._kernels.sort_sweep import (  # noqa: F401 (re-exported: moved there)
-    column_entries,
-    home_order,
-    sap_columns,
-    sap_pairs,
-    sap_pairs_parallel,
-    sweep_columns,
-    sweep_columns_guess,
-    sweep_columns_parallel,
-)
-from hitbox._kernels.sort_sweep_update import (  # noqa: F401 (re-exported: moved there)
-    sap_plan,
-    sap_refresh,
-    sap_spans,
-)
 
 
 # Coal NaiveCollisionManager: every pair, the twin to check the others against

@@ -10,6 +10,7 @@ import math
 import numpy as np
 from numba import njit
 
+from hitbox._kernels.gjk import witnesses
 from hitbox._kernels.primitives import support
 
 MAX_VERTS = 128
@@ -155,7 +156,7 @@ def epa(sa, i, sb, j, ws, n, scale):
         dz = sb.trans[j, 2] - sa.trans[i, 2]
         if fx * dx + fy * dy + fz * dz < 0.0:
             fx, fy, fz = -fx, -fy, -fz
-        ax, ay, az, bx, by, bz = _point_of_simplex(ws, n)
+        ax, ay, az, bx, by, bz = witnesses(ws, n)
         return 0.0, fx, fy, fz, ax, ay, az, bx, by, bz
     # orient the tetrahedron: face 0 = (0, 1, 2) must face away from vertex 3
     x0, y0, z0 = _w(va, vb, 0)
@@ -263,20 +264,6 @@ def _neighbour(faces, nf, s, t):
             if faces[g, e] == s and faces[g, (e + 1) % 3] == t:
                 return g
     return -1
-
-
-@njit(cache=True, nogil=True)
-def _point_of_simplex(ws, n):
-    ax = ay = az = bx = by = bz = 0.0
-    for p in range(n):
-        w = ws[p, 9]
-        ax += w * ws[p, 3]
-        ay += w * ws[p, 4]
-        az += w * ws[p, 5]
-        bx += w * ws[p, 6]
-        by += w * ws[p, 7]
-        bz += w * ws[p, 8]
-    return ax, ay, az, bx, by, bz
 
 
 # From Ericson, Real-Time Collision Detection, 3.4 (Barycentric, by areas).

@@ -342,24 +342,12 @@ def build(tris, node_box, node_first, node_count, depth, lo, hi, threads):
 def _crossing(tris, s, rx, ry, rz, px, py, pz):
     """Signed change of the winding number from r to p across face s: 0 when the
     segment misses it, 2 when a sign is 0 (undecided)."""
-    lo = min(rx, px)
-    if max(tris[s, 0, 0], tris[s, 1, 0], tris[s, 2, 0]) < lo:
-        return 0
-    hi = max(rx, px)
-    if min(tris[s, 0, 0], tris[s, 1, 0], tris[s, 2, 0]) > hi:
-        return 0
-    lo = min(ry, py)
-    if max(tris[s, 0, 1], tris[s, 1, 1], tris[s, 2, 1]) < lo:
-        return 0
-    hi = max(ry, py)
-    if min(tris[s, 0, 1], tris[s, 1, 1], tris[s, 2, 1]) > hi:
-        return 0
-    lo = min(rz, pz)
-    if max(tris[s, 0, 2], tris[s, 1, 2], tris[s, 2, 2]) < lo:
-        return 0
-    hi = max(rz, pz)
-    if min(tris[s, 0, 2], tris[s, 1, 2], tris[s, 2, 2]) > hi:
-        return 0
+    ends = ((rx, px), (ry, py), (rz, pz))
+    for ax in range(3):  # the segment's box and the face's apart: no crossing
+        if max(tris[s, 0, ax], tris[s, 1, ax], tris[s, 2, ax]) < min(ends[ax]):
+            return 0
+        if min(tris[s, 0, ax], tris[s, 1, ax], tris[s, 2, ax]) > max(ends[ax]):
+            return 0
     a = (tris[s, 0, 0], tris[s, 0, 1], tris[s, 0, 2])
     b = (tris[s, 1, 0], tris[s, 1, 1], tris[s, 1, 2])
     c = (tris[s, 2, 0], tris[s, 2, 1], tris[s, 2, 2])

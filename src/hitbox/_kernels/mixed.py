@@ -9,17 +9,14 @@ against k-DOP in ``sphere_kdop``, the box-like kinds against each other in ``box
 
 from numba import njit
 
-from hitbox._kernels.box_sat import (  # noqa: F401 (re-exported: moved there)
-    REL_TOL,
+from hitbox._kernels.box_sat import (
     aabb_kdop,
     aabb_obb,
-    box_obb,
     kdop_obb,
 )
-from hitbox._kernels.sphere_box import (  # noqa: F401 (re-exported: moved there)
+from hitbox._kernels.sphere_box import (
     sphere_aabb,
     sphere_obb,
-    within,
 )
 from hitbox._kernels.sphere_kdop import sphere_kdop
 

@@ -389,30 +389,16 @@ def triangle_box(v0, v1, v2, e0, e1, e2):
     f2 = (v0[0] - v2[0], v0[1] - v2[1], v0[2] - v2[2])
     for m in range(3):
         f = f0 if m == 0 else (f1 if m == 1 else f2)
-        # x axis cross f: (0, -f2, f1)
-        a1, a2 = -f[2], f[1]
-        p0 = a1 * v0[1] + a2 * v0[2]
-        p1 = a1 * v1[1] + a2 * v1[2]
-        p2 = a1 * v2[1] + a2 * v2[2]
-        rad = e1 * abs(a1) + e2 * abs(a2)
-        if _axis_apart(p0, p1, p2, rad, scale * (abs(a1) + abs(a2))):
-            return False
-        # y axis cross f: (f2, 0, -f0)
-        a0, a2 = f[2], -f[0]
-        p0 = a0 * v0[0] + a2 * v0[2]
-        p1 = a0 * v1[0] + a2 * v1[2]
-        p2 = a0 * v2[0] + a2 * v2[2]
-        rad = e0 * abs(a0) + e2 * abs(a2)
-        if _axis_apart(p0, p1, p2, rad, scale * (abs(a0) + abs(a2))):
-            return False
-        # z axis cross f: (-f1, f0, 0)
-        a0, a1 = -f[1], f[0]
-        p0 = a0 * v0[0] + a1 * v0[1]
-        p1 = a0 * v1[0] + a1 * v1[1]
-        p2 = a0 * v2[0] + a1 * v2[1]
-        rad = e0 * abs(a0) + e1 * abs(a1)
-        if _axis_apart(p0, p1, p2, rad, scale * (abs(a0) + abs(a1))):
-            return False
+        for k in range(3):  # axis k cross f (its zero term adds exactly nothing)
+            a0 = 0.0 if k == 0 else (f[2] if k == 1 else -f[1])
+            a1 = -f[2] if k == 0 else (0.0 if k == 1 else f[0])
+            a2 = f[1] if k == 0 else (-f[0] if k == 1 else 0.0)
+            p0 = a0 * v0[0] + a1 * v0[1] + a2 * v0[2]
+            p1 = a0 * v1[0] + a1 * v1[1] + a2 * v1[2]
+            p2 = a0 * v2[0] + a1 * v2[1] + a2 * v2[2]
+            rad = e0 * abs(a0) + e1 * abs(a1) + e2 * abs(a2)
+            if _axis_apart(p0, p1, p2, rad, scale * (abs(a0) + abs(a1) + abs(a2))):
+                return False
     # the triangle's plane against the box
     nx = f0[1] * f1[2] - f0[2] * f1[1]
     ny = f0[2] * f1[0] - f0[0] * f1[2]

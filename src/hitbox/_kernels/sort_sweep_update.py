@@ -9,6 +9,7 @@ columns are those of :mod:`hitbox._kernels.sort_sweep`.
 import numpy as np
 from numba import njit
 
+from hitbox._kernels.box_scan import grow_bounds
 from hitbox._kernels.sort_sweep import (
     _FLAG_BITS,
     _fill_entry,
@@ -55,13 +56,7 @@ def sap_plan(boxes, axes, origin, scale, gdim, spans, colstart, moved, old_spans
             u0, u1, v0, v1 = 1, 0, 1, 0
         else:
             u0, u1, v0, v1 = _spans_of(boxes, i, g)
-            for k in range(d):
-                a = boxes[i, 0, k]
-                b = boxes[i, 1, k]
-                if a > -np.inf:
-                    lo[k] = min(lo[k], a)
-                if b < np.inf:
-                    hi[k] = max(hi[k], b)
+            grow_bounds(lo, hi, boxes, i)
         if (
             u0 == spans[i, 0]
             and u1 == spans[i, 1]

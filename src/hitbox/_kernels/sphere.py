@@ -8,13 +8,6 @@ negative radius is empty. Every kernel here asks the one overlap test of
 import numpy as np
 from numba import njit
 
-from hitbox._kernels.sphere_fit import (  # noqa: F401 (re-exported: moved there)
-    CENTROID,
-    RITTER,
-    WELZL,
-    enclose,
-    fit,
-)
 from hitbox._kernels.sphere_overlap import ball_overlap, sphere_overlap
 
 

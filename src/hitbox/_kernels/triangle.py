@@ -10,21 +10,13 @@ in ``exact_predicates``, 3-tuple loading in ``triangle_points``, overlap in
 import numpy as np
 from numba import njit
 
-from hitbox._kernels.exact_predicates import (  # noqa: F401 (re-exported: moved there)
-    orient2d,
-    orient3d,
-    ray_edge_sign,
-)
 from hitbox._kernels.ray_triangle import ray_shear, ray_triangle
 from hitbox._kernels.triangle_contact import CONTACT_SCRATCH, tri_tri_segment
-from hitbox._kernels.triangle_overlap import (  # noqa: F401 (re-exported: moved there)
-    tri_tri_overlap,
+from hitbox._kernels.triangle_overlap import (
     tri_tri_overlap_idx,
-    tri_tri_overlap_xf,
 )
-from hitbox._kernels.triangle_points import (  # noqa: F401 (re-exported: moved there)
+from hitbox._kernels.triangle_points import (
     load,
-    load_xf,
 )
 
 
