@@ -168,17 +168,12 @@ def _scan_off(path):
     seen_faces = 0
     for number, line in lines:
         last = number
-        words = line.split()
         if seen_faces == n_faces:
             raise Malformed(
                 f"line {number}: more lines than the {n_vertices} vertices and "
                 f"{n_faces} faces the header counts"
             )
-        try:
-            size = int(words[0])
-            corners = [int(w) for w in words[1 : 1 + size]]
-        except ValueError:
-            raise Malformed(f"line {number}: not a face: {line[:40]!r}") from None
+        size, corners = _face_row(number, line)
         if size < 3:
             raise Malformed(f"line {number} is a face of {size} vertices")
         if len(corners) < size:
@@ -281,14 +276,21 @@ def _ply_ascii_body(f, elements, first_line):
     return triangles
 
 
-def _ply_face(number, row, line, n_vertices):
-    """Triangles of one ASCII face row (its vertex count first)."""
+def _face_row(number, line):
+    """(vertex count, the indices after it) of a face row of an OFF or ASCII PLY body;
+    the row may list fewer indices than it counts (the caller says so)."""
     words = line.split()
     try:
         size = int(words[0])
         corners = [int(w) for w in words[1 : 1 + size]]
     except ValueError:
         raise Malformed(f"line {number}: not a face: {line[:40]!r}") from None
+    return size, corners
+
+
+def _ply_face(number, row, line, n_vertices):
+    """Triangles of one ASCII face row (its vertex count first)."""
+    size, corners = _face_row(number, line)
     if size < 3:
         raise Malformed(f"line {number}: face {row} has {size} vertices")
     bad = [c for c in corners if not 0 <= c < n_vertices]

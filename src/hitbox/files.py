@@ -207,23 +207,19 @@ def load_scene(path):
     if suffix == ".json":
         import json
 
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise FileError(f"{path}: not valid JSON: {exc}") from None
-        except RecursionError:
-            raise FileError(f"{path}: JSON nested too deeply to be a scene") from None
+        kind, parse, error = "JSON", json.loads, json.JSONDecodeError
     elif suffix == ".toml":
         import tomllib
 
-        try:
-            data = tomllib.loads(text)
-        except tomllib.TOMLDecodeError as exc:
-            raise FileError(f"{path}: not valid TOML: {exc}") from None
-        except RecursionError:
-            raise FileError(f"{path}: TOML nested too deeply to be a scene") from None
+        kind, parse, error = "TOML", tomllib.loads, tomllib.TOMLDecodeError
     else:
         raise FileError(f"{path}: a scene is a .json or .toml file, got {suffix!r}")
+    try:
+        data = parse(text)
+    except error as exc:
+        raise FileError(f"{path}: not valid {kind}: {exc}") from None
+    except RecursionError:
+        raise FileError(f"{path}: {kind} nested too deeply to be a scene") from None
     if not isinstance(data, dict) or not isinstance(data.get("objects"), list):
         raise FileError(f"{path}: a scene needs a list 'objects' at the top level")
     if not data["objects"]:
