@@ -143,6 +143,17 @@ def fit(groups, method, center, radius):
         radius[g] = _enclose_group(groups[g], center, g, r)
 
 
+@njit(inline="always")
+def _axis_range(pts, k):
+    """(least, greatest) coordinate k of the (n >= 1, D) points."""
+    lo = pts[0, k]
+    hi = pts[0, k]
+    for p in range(1, len(pts)):
+        lo = min(lo, pts[p, k])
+        hi = max(hi, pts[p, k])
+    return lo, hi
+
+
 @njit(cache=True, nogil=True)
 def _normalize(pts, mid, q):
     """q = (pts - mid) * 2**-e with mid the box centre: q lies in (-1, 1)**D.
@@ -153,11 +164,7 @@ def _normalize(pts, mid, q):
     n, dim = pts.shape
     h = 0.0
     for k in range(dim):
-        lo = pts[0, k]
-        hi = pts[0, k]
-        for p in range(1, n):
-            lo = min(lo, pts[p, k])
-            hi = max(hi, pts[p, k])
+        lo, hi = _axis_range(pts, k)
         mid[k] = 0.5 * lo + 0.5 * hi
         h = max(h, 0.5 * hi - 0.5 * lo)
     if h == 0.0:
@@ -168,11 +175,7 @@ def _normalize(pts, mid, q):
             q[p, k] = math.ldexp(0.5 * pts[p, k] - 0.5 * mid[k], 1 - e)
     d2 = 0.0
     for k in range(dim):
-        lo = q[0, k]
-        hi = q[0, k]
-        for p in range(1, n):
-            lo = min(lo, q[p, k])
-            hi = max(hi, q[p, k])
+        lo, hi = _axis_range(q, k)
         d2 += (0.5 * (hi - lo)) ** 2
     return e, math.sqrt(d2)
 

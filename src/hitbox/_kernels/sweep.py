@@ -118,6 +118,13 @@ def _radial_normal(m, d, t, normal, i, dim):
         e = m[k] + t * d[k]
         normal[i, k] = e
         length += e * e
+    _unit_or_back(normal, i, length, d, dim)
+
+
+@njit(inline="always", error_model="numpy")
+def _unit_or_back(normal, i, length, d, dim):
+    """Scale row i of ``normal`` (squared length ``length``) to unit length; a zero row
+    (the offset vanished, by contact at a point or by rounding) becomes -d / |d|."""
     if length > 0.0:
         length = np.sqrt(length)
         for k in range(dim):
@@ -131,6 +138,22 @@ def _radial_normal(m, d, t, normal, i, dim):
 
 
 # -- sphere against AABB: a segment against the rounded box B + ball(r) ------------------
+
+
+@njit(inline="always")
+def _clip_grown(boxes, b, m, d, rad, only, dim):
+    """(t0, t1, entry axis): [0, 1] clipped to where m + t d lies in box b grown by rad
+    along axis ``only`` (along every axis when ``only`` < 0)."""
+    t0 = 0.0
+    t1 = 1.0
+    ax = -1
+    for k in range(dim):
+        grow = rad if only < 0 or k == only else 0.0
+        t0, t1, ax = slab_clip(
+            boxes[b, 0, k] - grow - m[k], boxes[b, 1, k] + grow - m[k], d[k], t0, t1,
+            ax, k,
+        )  # fmt: skip
+    return t0, t1, ax
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
@@ -175,19 +198,7 @@ def sphere_aabb(center, radius, boxes, v, hit, t, normal):
                 best = 0.0
             else:
                 # the box grown by r on every axis: a cheap superset test
-                t0 = 0.0
-                t1 = 1.0
-                ax = -1
-                for k in range(dim):
-                    t0, t1, ax = slab_clip(
-                        boxes[b, 0, k] - rad - m[k],
-                        boxes[b, 1, k] + rad - m[k],
-                        d[k],
-                        t0,
-                        t1,
-                        ax,
-                        k,
-                    )
+                t0, t1, ax = _clip_grown(boxes, b, m, d, rad, -1, dim)
                 if t0 <= t1:
                     for s in range(1, 1 << dim):
                         te, tax, corner = _piece(boxes, b, m, d, rad, s, dim)
@@ -212,16 +223,8 @@ def sphere_aabb(center, radius, boxes, v, hit, t, normal):
                         e = m[k] + best * d[k] - boxes[b, side, k]
                         normal[i, k] = e
                         length += e * e
-                if length > 0.0:
-                    length = np.sqrt(length)
-                    for k in range(dim):
-                        normal[i, k] /= length
-                else:  # only by rounding: the centre is on the corner or edge
-                    for k in range(dim):
-                        length += d[k] * d[k]
-                    length = np.sqrt(length)
-                    for k in range(dim):
-                        normal[i, k] = -d[k] / length
+                # a zero offset only by rounding: the centre on the corner or edge
+                _unit_or_back(normal, i, length, d, dim)
 
 
 @njit(error_model="numpy")
@@ -240,20 +243,7 @@ def _piece(boxes, b, m, d, rad, s, dim):
             n_s += 1
             only = k
     if n_s == 1:
-        t0 = 0.0
-        t1 = 1.0
-        ax = -1
-        for k in range(dim):
-            grow = rad if k == only else 0.0
-            t0, t1, ax = slab_clip(
-                boxes[b, 0, k] - grow - m[k],
-                boxes[b, 1, k] + grow - m[k],
-                d[k],
-                t0,
-                t1,
-                ax,
-                k,
-            )
+        t0, t1, ax = _clip_grown(boxes, b, m, d, rad, only, dim)
         if t0 <= t1:
             return t0, ax, 0
         return INF, -1, 0
