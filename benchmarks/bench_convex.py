@@ -61,8 +61,12 @@ def _capsules(coal, rng, n, subset):
     ca, cb = rng.uniform(-2, 2, (n, 3)), rng.uniform(-2, 2, (n, 3))
     ha, hb = rng.uniform(0.1, 1, n), rng.uniform(0.1, 1, n)
     ra, rb = rng.uniform(0.1, 0.6, n), rng.uniform(0.1, 0.6, n)
-    a = cx.capsule(ca - ha[:, None] * rot_a[:, :, 2], ca + ha[:, None] * rot_a[:, :, 2], ra)
-    b = cx.capsule(cb - hb[:, None] * rot_b[:, :, 2], cb + hb[:, None] * rot_b[:, :, 2], rb)
+    a = cx.capsule(
+        ca - ha[:, None] * rot_a[:, :, 2], ca + ha[:, None] * rot_a[:, :, 2], ra
+    )
+    b = cx.capsule(
+        cb - hb[:, None] * rot_b[:, :, 2], cb + hb[:, None] * rot_b[:, :, 2], rb
+    )
     # Coal's capsules lie along their local z: the frames of our shapes place them alike
     geoms_a = [coal.Capsule(ra[k], 2 * ha[k]) for k in range(subset)]
     geoms_b = [coal.Capsule(rb[k], 2 * hb[k]) for k in range(subset)]
@@ -79,7 +83,9 @@ def _hull_points(rng, count=32):
 
 
 def _take(shapes, idx):
-    return cx.Shapes(*(np.ascontiguousarray(f[idx]) for f in shapes[:-1]), shapes.vertices)
+    return cx.Shapes(
+        *(np.ascontiguousarray(f[idx]) for f in shapes[:-1]), shapes.vertices
+    )
 
 
 def _convex(coal, verts):
@@ -112,7 +118,9 @@ def _hull_scene(rng, n, n_base=100, spread=1.5):
 def _hulls(coal, rng, n, subset):
     points, base, ia, ib, a, b = _hull_scene(rng, n)
     # Coal's convex in the same local frame as ours: vertices about the hull's centre
-    local = [base.vertices[base.first[m] : base.first[m] + 32] for m in range(len(points))]
+    local = [
+        base.vertices[base.first[m] : base.first[m] + 32] for m in range(len(points))
+    ]
     geoms = [_convex(coal, v) for v in local]
     tf_a = [coal.Transform3s(a.rot[k], a.trans[k]) for k in range(subset)]
     tf_b = [coal.Transform3s(b.rot[k], b.trans[k]) for k in range(subset)]
@@ -177,7 +185,9 @@ def _penetration(coal, rng, quick):
              for k in range(check)]  # fmt: skip
     rows.append(_pen_row(coal, "box-box", a, b, exact, geoms))
     points, base, ia, ib, a, b = _hull_scene(rng, n_hull, spread=0.4)
-    verts_a = [base.vertices[base.first[m] : base.first[m] + 32] for m in range(len(points))]
+    verts_a = [
+        base.vertices[base.first[m] : base.first[m] + 32] for m in range(len(points))
+    ]
     geoms_base = [_convex(coal, v) for v in verts_a]
     exact, geoms = [], []
     for k in range(check):

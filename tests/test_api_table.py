@@ -91,7 +91,9 @@ def test_any_all_contacts_distance_pair_and_many(meshes, kinds):
         d, fa, fb = a.distance_brute(b, pose)
         got = a.distance(b, pose)
         assert got.distance == d and (d == 0.0) == (w.shape[1] > 0)
-    np.testing.assert_array_equal(a.intersect_many(b, POSES), [w.shape[1] > 0 for w in want])
+    np.testing.assert_array_equal(
+        a.intersect_many(b, POSES), [w.shape[1] > 0 for w in want]
+    )
     many = a.intersect_many(b, POSES, mode="all")
     for k, w in enumerate(want):
         np.testing.assert_array_equal(many[1:, many[0] == k], w)
@@ -186,7 +188,9 @@ def test_cli_any_all_inside_distance(capsys, tmp_path, meshes, kind):
         assert got["collide"] == (want.shape[1] > 0)
         got = _cli(capsys, "collide", fa, fb, "--pose-b", pose, "--node", kind, "--all")
         assert got["pairs"] == want.T.tolist()
-        got = _cli(capsys, "collide", fa, fb, "--pose-b", pose, "--node", kind, "--inside")
+        got = _cli(
+            capsys, "collide", fa, fb, "--pose-b", pose, "--node", kind, "--inside"
+        )
         assert got["collide"] == (want.shape[1] > 0)
         got = _cli(capsys, "distance", fa, fb, "--pose-b", pose, "--node", kind)
         assert got["distance"] == a.distance_brute(b, matrix)[0]

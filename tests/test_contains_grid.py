@@ -152,9 +152,14 @@ def test_grid_is_built_once_queries_add_up(monkeypatch):
 
 
 def test_no_grid_where_cells_would_drown_in_rounding():
-    assert _grid.grid_geometry(np.array([1e15, 0, 0]), np.array([1e15 + 1, 1, 1]), 10) is None
+    assert (
+        _grid.grid_geometry(np.array([1e15, 0, 0]), np.array([1e15 + 1, 1, 1]), 10)
+        is None
+    )
     assert _grid.grid_geometry(np.zeros(3), np.zeros(3), 10) is None
-    origin, size, dims, margin = _grid.grid_geometry(np.zeros(3), np.array([4.0, 2, 1e-9]), 10**6)
+    origin, size, dims, margin = _grid.grid_geometry(
+        np.zeros(3), np.array([4.0, 2, 1e-9]), 10**6
+    )
     assert np.prod(dims) <= _grid.MAX_CELLS and (size * dims >= [4.0, 2, 1e-9]).all()
 
 
@@ -163,4 +168,6 @@ def test_points_on_faces_go_to_the_ray_kernel():
     on = _surface_points(mesh)
     got, codes = _check(mesh, plain, on)
     assert got.all()
-    assert (codes == _inside.UNDECIDED).any()  # on a face's plane: the grid does not guess
+    assert (
+        codes == _inside.UNDECIDED
+    ).any()  # on a face's plane: the grid does not guess

@@ -42,7 +42,9 @@ def random_shape(rng, kind, spread=1.2):
     if kind == "hull":
         return oc.Shape(kind, v=rng.normal(size=(16, 3)) * 0.6 @ rot.T + c)
     h = rng.uniform(0.1, 1.0)
-    return oc.Shape(kind, p0=c - h * rot[:, 2], p1=c + h * rot[:, 2], r=rng.uniform(0.2, 1.0))
+    return oc.Shape(
+        kind, p0=c - h * rot[:, 2], p1=c + h * rot[:, 2], r=rng.uniform(0.2, 1.0)
+    )
 
 
 def tolerance(x, y):
@@ -138,7 +140,9 @@ def test_swapping_the_pair_flips_the_normal(random_pairs):
     ab, ba = cx.penetration(a, b), cx.penetration(b, a)
     curved = np.array([bool({x.kind, y.kind} & CURVED) for x, y in pairs])
     np.testing.assert_allclose(ab.depth[~curved], ba.depth[~curved], atol=EXACT)
-    np.testing.assert_allclose(ab.depth[ab.depth < 0], ba.depth[ab.depth < 0], atol=CURVED_TOL)
+    np.testing.assert_allclose(
+        ab.depth[ab.depth < 0], ba.depth[ab.depth < 0], atol=CURVED_TOL
+    )
     exact = ab.depth < 0  # separated pairs: unique closest direction
     np.testing.assert_allclose(ab.normal[exact], -ba.normal[exact], atol=1e-5)
     np.testing.assert_allclose(
@@ -152,8 +156,9 @@ def test_rigid_motion_moves_the_answers(random_pairs):
     rng = np.random.default_rng(7)
     pose = np.eye(4)
     pose[:3, :3], pose[:3, 3] = rotation(rng), rng.normal(size=3)
-    before, after = cx.penetration(a, b), cx.penetration(
-        cx.transform(a, pose), cx.transform(b, pose)
+    before, after = (
+        cx.penetration(a, b),
+        cx.penetration(cx.transform(a, pose), cx.transform(b, pose)),
     )
     np.testing.assert_allclose(after.depth, before.depth, atol=CURVED_TOL)
     sep = before.depth < 0  # a unique normal; GJK's on curved shapes is good to ~1e-6
@@ -281,7 +286,9 @@ def test_quaternion_and_matrix_poses_agree():
     caps = cx.capsule([0, 0, 0], [1, 0, 0], 0.3, pose=(pos, quat))
     d1 = cx.distance(caps, by_quat).distance
     matrices = poses.from_quaternions(pos, quat)
-    d2 = cx.distance(cx.capsule([0, 0, 0], [1, 0, 0], 0.3, pose=matrices), by_matrix).distance
+    d2 = cx.distance(
+        cx.capsule([0, 0, 0], [1, 0, 0], 0.3, pose=matrices), by_matrix
+    ).distance
     np.testing.assert_array_equal(d1, d2)
 
 

@@ -6,9 +6,9 @@ import pytest
 
 from hitbox import shapes
 from hitbox._scene_objects import MESH
+from hitbox.mesh import TriangleMesh
 from hitbox.pipeline import Scene
 from hitbox.sphere import Spheres
-from hitbox.mesh import TriangleMesh
 
 
 def closest_points_brute(tris, points):

@@ -100,7 +100,8 @@ def _collide(args):
             con,
             f"pairs (A face, B face): {text}" + (f", ... {more} more" if more else ""),
         )
-    for (p, q), (i, j) in list(zip(out.get("segments", []), out.get("pairs", [])))[:3]:
+    shown = zip(out.get("segments", []), out.get("pairs", []), strict=False)
+    for (p, q), (i, j) in list(shown)[:3]:
         ends = " to ".join("(" + ", ".join(f"{x:.6g}" for x in e) + ")" for e in (p, q))
         _say(con, f"  ({i}, {j}) meet from {ends}")
     _say(

@@ -34,7 +34,9 @@ def codes(state, tree, slot_tris, points):
     out = np.empty(n, np.intp)
     threads = numba.get_num_threads()
     state.seen += n
-    if not state.tried and state.seen >= max(GRID_MIN, GRID_AFTER_PER_FACE * len(slot_tris)):
+    if not state.tried and state.seen >= max(
+        GRID_MIN, GRID_AFTER_PER_FACE * len(slot_tris)
+    ):
         state.tried = True
         state.grid = _grid.build(slot_tris, tree.node_box, tree.node_first,
                                  tree.node_count, tree.depth,

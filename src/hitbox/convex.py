@@ -144,10 +144,14 @@ def box(center, half, rot=None, *, pose=None):
         rots = v.as_float(rot, "rot", finite=True)
         rots = rots[None] if rots.ndim == 2 else rots
         if rots.shape[1:] != (3, 3) or len(rots) not in (1, n):
-            raise ValueError(f"rot must have shape ({n}, 3, 3) or (3, 3), got {np.shape(rot)}")
+            raise ValueError(
+                f"rot must have shape ({n}, 3, 3) or (3, 3), got {np.shape(rot)}"
+            )
         rots = np.broadcast_to(rots, (n, 3, 3))
         _check_rotations(rots, "rot")
-    return _placed(_make(_p.BOX, rots, c, h, np.zeros(n), np.linalg.norm(h, axis=1)), pose)
+    return _placed(
+        _make(_p.BOX, rots, c, h, np.zeros(n), np.linalg.norm(h, axis=1)), pose
+    )
 
 
 def cylinder(p0, p1, radius, *, pose=None):
@@ -177,7 +181,11 @@ def hull(points, *, pose=None):
     (a polygon, a segment, a point) keeps all its points. Either way the shape is the
     convex hull: the queries only ever ask for the point farthest along a direction.
     """
-    if isinstance(points, list | tuple) and points and all(np.ndim(p) == 2 for p in points):
+    if (
+        isinstance(points, list | tuple)
+        and points
+        and all(np.ndim(p) == 2 for p in points)
+    ):
         sets = [v.as_points(p, f"points[{m}]", dim=3, finite=True)[0]
                 for m, p in enumerate(points)]  # fmt: skip
     else:
@@ -185,7 +193,9 @@ def hull(points, *, pose=None):
         if arr.ndim == 2:
             arr = arr[None]
         if arr.ndim != 3 or arr.shape[2] != 3:
-            raise ValueError(f"points must have shape (K, 3) or (N, K, 3), got {arr.shape}")
+            raise ValueError(
+                f"points must have shape (K, 3) or (N, K, 3), got {arr.shape}"
+            )
         sets = list(arr)
     for m, pts in enumerate(sets):
         if len(pts) == 0:
@@ -236,7 +246,9 @@ def transform(shapes, poses):
     rot, trans, _ = v.as_transforms(poses, "poses", rigid=True)
     n, k = len(s.kind), len(rot)
     if n != k and 1 not in (n, k):
-        raise ValueError(f"{n} shapes and {k} poses: give as many poses as shapes, or one")
+        raise ValueError(
+            f"{n} shapes and {k} poses: give as many poses as shapes, or one"
+        )
     m = max(n, k) if n and k else 0
     si = np.zeros(m, np.intp) if n == 1 else np.arange(m)
     pi = np.zeros(m, np.intp) if k == 1 else np.arange(m)
@@ -271,7 +283,8 @@ def distance(a, b, pairs=None):
 
     Exact (to rounding) for closed forms and pairs of polytopes; with a cylinder or
     cone GJK stops when the distance is known to 1e-12 relative (Gilbert, Johnson,
-    Keerthi 1988; van den Bergen 2004), the points and direction to about 1e-6. Raises ValueError or TypeError naming a bad argument.
+    Keerthi 1988; van den Bergen 2004), the points and direction to about 1e-6.
+    Raises ValueError or TypeError naming a bad argument.
     """
     out, _ = _run(_p.DISTANCE, a, b, pairs)
     return Distances(out[:, 0].copy(), _c(out[:, 1:4]), _c(out[:, 4:7]))
@@ -446,4 +459,3 @@ def _hull_vertices(pts):
         return pts[ConvexHull(pts).vertices]
     except QhullError:  # flat or collinear: every point is kept
         return pts
-

@@ -68,7 +68,11 @@ def node_boxes(mesh):
 
 
 def _options(max_distance, rtol, atol):
-    if max_distance is np.inf and rtol == 0.0 == atol and type(rtol) is type(atol) is float:
+    if (
+        max_distance is np.inf
+        and rtol == 0.0 == atol
+        and type(rtol) is type(atol) is float
+    ):
         return np.inf, 0.0, 0.0  # the defaults, without a check each
     upper = v.check_real(max_distance, "max_distance")
     if not upper > 0.0:
@@ -160,8 +164,10 @@ def _one_transform(transform):
     compiled pass; the numpy checks name what is wrong."""
     if transform is None:
         return np.eye(3), np.zeros(3)
-    if isinstance(transform, np.ndarray) and transform.dtype == np.float64 and (
-        transform.shape == (4, 4)
+    if (
+        isinstance(transform, np.ndarray)
+        and transform.dtype == np.float64
+        and (transform.shape == (4, 4))
     ):
         rot, trans = np.empty((1, 3, 3)), np.empty((1, 3))
         if split_transforms(transform[None], True, rot, trans) < 0:

@@ -439,7 +439,17 @@ class TriangleMesh:
             # nodes it visits are still in cache
             order = _order.spatial_order(pts) if n >= _closest.SORT_MIN else np.arange(n)
             walk = (tree.node_box, tree.node_first, tree.node_count, self._slot_tris)
-            walk += (self._args[-3], tree.prim_order, tree.depth, pts, order, q, d, slot, w)
+            walk += (
+                self._args[-3],
+                tree.prim_order,
+                tree.depth,
+                pts,
+                order,
+                q,
+                d,
+                slot,
+                w,
+            )
             threads = numba.get_num_threads()
             if n >= _closest.PARALLEL_MIN and threads > 1:
                 _closest.closest_parallel(*walk, threads)

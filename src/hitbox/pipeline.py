@@ -595,7 +595,9 @@ class Scene:
         for k in np.flatnonzero(plain)[self._plain_overlap(cand[:, plain])].tolist():
             contacts[k] = touching
         hits = np.array([c is not None for c in contacts], dtype=bool)
-        pairs, tris, offsets = collect(cand, hits, contacts, "any" if mode == "any" else "all")
+        pairs, tris, offsets = collect(
+            cand, hits, contacts, "any" if mode == "any" else "all"
+        )
         n_ids, n = len(ids), cand.shape[1]
         stats = StepStats(
             self._time, n_ids, n_ids * (n_ids - 1) // 2, int(both_static.sum()), 0,
@@ -763,4 +765,6 @@ def _check_inside(inside, mode):
     if inside is not False and not isinstance(inside, bool | np.bool_):
         raise TypeError(f"inside must be a bool, got {type(inside).__name__}")
     if inside and mode != "any":
-        raise ValueError("inside=True needs mode='any': containment has no triangle pairs")
+        raise ValueError(
+            "inside=True needs mode='any': containment has no triangle pairs"
+        )

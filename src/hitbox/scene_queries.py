@@ -182,5 +182,3 @@ def _any_vertex_in_box(scene, i, j):
         pose[:3, :3] @ obj.rot
     )
     return bool(np.any(np.all(np.abs(local) <= obj.half, axis=1)))
-
-

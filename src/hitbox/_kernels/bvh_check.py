@@ -21,6 +21,12 @@ def node_depths(node_first, node_count, out):
             out[f] = out[f + 1] = out[m] + 1
 
 
+@njit(inline="always")
+def _offset(slot_pts, s, v, c0, c1, c2):
+    """Point v of slot s less the centre (c0, c1, c2)."""
+    return slot_pts[s, v, 0] - c0, slot_pts[s, v, 1] - c1, slot_pts[s, v, 2] - c2
+
+
 @njit(cache=True, nogil=True)
 def first_obb_outlier(slot_pts, span_lo, span_hi, center, half, rot, rel_tol):
     """The first node with a point under it outside its OBB by more than ``rel_tol``
@@ -34,9 +40,7 @@ def first_obb_outlier(slot_pts, span_lo, span_hi, center, half, rot, rel_tol):
             continue
         for s in range(span_lo[m], span_hi[m]):
             for v in range(slot_pts.shape[1]):
-                d0 = slot_pts[s, v, 0] - c0
-                d1 = slot_pts[s, v, 1] - c1
-                d2 = slot_pts[s, v, 2] - c2
+                d0, d1, d2 = _offset(slot_pts, s, v, c0, c1, c2)
                 x = d0 * rot[m, 0, 0] + d1 * rot[m, 1, 0] + d2 * rot[m, 2, 0]
                 y = d0 * rot[m, 0, 1] + d1 * rot[m, 1, 1] + d2 * rot[m, 2, 1]
                 z = d0 * rot[m, 0, 2] + d1 * rot[m, 1, 2] + d2 * rot[m, 2, 2]
@@ -58,9 +62,7 @@ def first_sphere_outlier(slot_pts, span_lo, span_hi, center, radius, rel_tol):
             continue
         for s in range(span_lo[m], span_hi[m]):
             for v in range(slot_pts.shape[1]):
-                d0 = slot_pts[s, v, 0] - c0
-                d1 = slot_pts[s, v, 1] - c1
-                d2 = slot_pts[s, v, 2] - c2
+                d0, d1, d2 = _offset(slot_pts, s, v, c0, c1, c2)
                 # scaled by the largest offset so that squares neither overflow nor
                 # underflow at any magnitude
                 big = max(abs(d0), abs(d1), abs(d2))

@@ -10,9 +10,10 @@ says meets is at distance 0 exactly; one that does not is never reported at 0, s
 
 Nodes: each tree's nodes as oriented boxes (an OBB tree's own boxes, any other kind's
 exact AABBs with the identity frame). The gap along any unit axis bounds the distance of
-two boxes from below; the walk takes the largest gap over the fifteen separating axes,
-the line through the centres and the centre-sphere bounds, lowered by a relative 1e-12 for rounding, visits the nearer child
-pair first and skips every pair whose bound reaches the best distance so far.
+two boxes from below; a pair's bound is the largest gap over the fifteen separating
+axes, the line through the centres and the centre-sphere bounds, lowered by a relative
+1e-12 for rounding. Pairs are opened nearest bound first, and the walk ends at the first
+bound that reaches the best distance so far.
 """
 
 import math

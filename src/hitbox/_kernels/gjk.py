@@ -119,7 +119,11 @@ def _outside(ws, p, q, r, s):
     acx, acy, acz = ws[r, 0] - ws[p, 0], ws[r, 1] - ws[p, 1], ws[r, 2] - ws[p, 2]
     nx, ny, nz = aby * acz - abz * acy, abz * acx - abx * acz, abx * acy - aby * acx
     sign_o = -_dot(ws, p, nx, ny, nz)
-    sign_s = (ws[s, 0] - ws[p, 0]) * nx + (ws[s, 1] - ws[p, 1]) * ny + (ws[s, 2] - ws[p, 2]) * nz
+    sign_s = (
+        (ws[s, 0] - ws[p, 0]) * nx
+        + (ws[s, 1] - ws[p, 1]) * ny
+        + (ws[s, 2] - ws[p, 2]) * nz
+    )
     if sign_s == 0.0:
         return True
     return sign_o * sign_s < 0.0
@@ -146,8 +150,13 @@ def closest(ws, n, lam):
         best = np.inf
         any_out = False
         for f in range(4):
-            p, q, r, s = (0, 1, 2, 3) if f == 0 else (
-                (0, 2, 3, 1) if f == 1 else ((0, 3, 1, 2) if f == 2 else (1, 3, 2, 0)))
+            p, q, r, s = (
+                (0, 1, 2, 3)
+                if f == 0
+                else (
+                    (0, 2, 3, 1) if f == 1 else ((0, 3, 1, 2) if f == 2 else (1, 3, 2, 0))
+                )
+            )
             if not _outside(ws, p, q, r, s):
                 continue
             any_out = True

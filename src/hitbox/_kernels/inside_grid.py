@@ -55,7 +55,9 @@ class Grid(NamedTuple):
     winding: np.ndarray  # (boundary, 8) int32 at the cells' eighths' reference points
     first: np.ndarray  # (boundary + 1,) int64 offsets into slots
     slots: np.ndarray  # (listed,) int32 triangle slots
-    qbox: np.ndarray  # (listed, 6) uint8 each listed triangle's box, quantized in its cell
+    qbox: (
+        np.ndarray
+    )  # (listed, 6) uint8 each listed triangle's box, quantized in its cell
 
 
 def grid_geometry(lo, hi, n_faces):

@@ -16,7 +16,6 @@ import math
 import numpy as np
 from numba import njit
 
-from hitbox._kernels.slabs import slab_overlap
 from hitbox._kernels.sphere_box import within
 
 #: Relative widening of world bounding spheres and boxes (far above rounding).
@@ -430,29 +429,31 @@ def _to_frame(tris, f, k, center, rot):
 def triangles_sphere(tris, faces, center, radius, first_only, hits):
     """Faces (of ``faces``) whose triangle touches the ball; written to ``hits`` in the
     order given. Returns how many (at most 1 with ``first_only``)."""
-    n = 0
-    cx, cy, cz = center[0], center[1], center[2]
-    for q in range(len(faces)):
-        f = faces[q]
-        if triangle_sphere(tris, f, cx, cy, cz, radius):
-            hits[n] = f
-            n += 1
-            if first_only:
-                break
-    return n
+    no_box = np.zeros(3)
+    return _touching(tris, faces, True, center, radius, no_box, np.eye(3), first_only,
+                     hits)  # fmt: skip
 
 
 @njit(cache=True, nogil=True)
 def triangles_box(tris, faces, center, half, rot, first_only, hits):
     """Faces whose triangle touches the oriented box (center, half, rot); as above."""
+    return _touching(tris, faces, False, center, 0.0, half, rot, first_only, hits)
+
+
+@njit(inline="always")
+def _touching(tris, faces, ball, center, radius, half, rot, first_only, hits):
+    """The faces touching the ball (``ball``) or the oriented box, in order."""
     n = 0
-    e0, e1, e2 = half[0], half[1], half[2]
     for q in range(len(faces)):
         f = faces[q]
-        v0 = _to_frame(tris, f, 0, center, rot)
-        v1 = _to_frame(tris, f, 1, center, rot)
-        v2 = _to_frame(tris, f, 2, center, rot)
-        if triangle_box(v0, v1, v2, e0, e1, e2):
+        if ball:
+            touch = triangle_sphere(tris, f, center[0], center[1], center[2], radius)
+        else:
+            v0 = _to_frame(tris, f, 0, center, rot)
+            v1 = _to_frame(tris, f, 1, center, rot)
+            v2 = _to_frame(tris, f, 2, center, rot)
+            touch = triangle_box(v0, v1, v2, half[0], half[1], half[2])
+        if touch:
             hits[n] = f
             n += 1
             if first_only:

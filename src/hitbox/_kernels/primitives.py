@@ -231,7 +231,11 @@ def box_sphere(mode, sa, i, sb, j, out, hit, k, tol):
     q0 = r[i, 0, 0] * wx + r[i, 1, 0] * wy + r[i, 2, 0] * wz
     q1 = r[i, 0, 1] * wx + r[i, 1, 1] * wy + r[i, 2, 1] * wz
     q2 = r[i, 0, 2] * wx + r[i, 1, 2] * wy + r[i, 2, 2] * wz
-    c0, c1, c2 = min(max(q0, -h[0]), h[0]), min(max(q1, -h[1]), h[1]), min(max(q2, -h[2]), h[2])
+    c0, c1, c2 = (
+        min(max(q0, -h[0]), h[0]),
+        min(max(q1, -h[1]), h[1]),
+        min(max(q2, -h[2]), h[2]),
+    )
     px = sa.trans[i, 0] + r[i, 0, 0] * c0 + r[i, 0, 1] * c1 + r[i, 0, 2] * c2
     py = sa.trans[i, 1] + r[i, 1, 0] * c0 + r[i, 1, 1] * c1 + r[i, 1, 2] * c2
     pz = sa.trans[i, 2] + r[i, 2, 0] * c0 + r[i, 2, 1] * c1 + r[i, 2, 2] * c2
@@ -297,8 +301,12 @@ def box_box_sat(sa, i, sb, j, tol):
         pa = 0.0
         pb = 0.0
         for c in range(3):
-            pa += sa.dims[i, c] * abs(ra[i, 0, c] * lx + ra[i, 1, c] * ly + ra[i, 2, c] * lz)
-            pb += sb.dims[j, c] * abs(rb[j, 0, c] * lx + rb[j, 1, c] * ly + rb[j, 2, c] * lz)
+            pa += sa.dims[i, c] * abs(
+                ra[i, 0, c] * lx + ra[i, 1, c] * ly + ra[i, 2, c] * lz
+            )
+            pb += sb.dims[j, c] * abs(
+                rb[j, 0, c] * lx + rb[j, 1, c] * ly + rb[j, 2, c] * lz
+            )
         s = tx * lx + ty * ly + tz * lz
         overlap = pa + pb - abs(s)
         if overlap < -tol:
@@ -329,10 +337,18 @@ def box_box_contact(sa, i, sb, j, out, hit, k, depth, nx, ny, nz, code):
         for c in range(3):
             if c != p:
                 w = sa.dims[i, c] * _box_sign(ra, i, c, nx, ny, nz)
-                ex, ey, ez = ex + w * ra[i, 0, c], ey + w * ra[i, 1, c], ez + w * ra[i, 2, c]
+                ex, ey, ez = (
+                    ex + w * ra[i, 0, c],
+                    ey + w * ra[i, 1, c],
+                    ez + w * ra[i, 2, c],
+                )
             if c != q:
                 w = -sb.dims[j, c] * _box_sign(rb, j, c, nx, ny, nz)
-                fx, fy, fz = fx + w * rb[j, 0, c], fy + w * rb[j, 1, c], fz + w * rb[j, 2, c]
+                fx, fy, fz = (
+                    fx + w * rb[j, 0, c],
+                    fy + w * rb[j, 1, c],
+                    fz + w * rb[j, 2, c],
+                )
         hp, hq = sa.dims[i, p], sb.dims[j, q]
         ux, uy, uz = hp * ra[i, 0, p], hp * ra[i, 1, p], hp * ra[i, 2, p]
         vx, vy, vz = hq * rb[j, 0, q], hq * rb[j, 1, q], hq * rb[j, 2, q]

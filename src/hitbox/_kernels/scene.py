@@ -376,7 +376,9 @@ def step(
         if filtered(i, j, key, group, mask, ignore):
             v = FILTERED
         else:
-            wake = asleep_until(i, j, key, epoch, sched_keys, sched_wake, sched_epoch, now)
+            wake = asleep_until(
+                i, j, key, epoch, sched_keys, sched_wake, sched_epoch, now
+            )
             if wake > -np.inf:
                 v = ASLEEP
             else:
