@@ -21,6 +21,8 @@ import math
 import numpy as np
 from numba import njit
 
+from hitbox._kernels.distance import segment_segment
+
 SPHERE = 0
 CAPSULE = 1
 BOX = 2
@@ -133,44 +135,14 @@ def finish_rounded(mode, out, hit, k, d, ax, ay, az, bx, by, bz, nx, ny, nz, ra,
               bx - rb * nx, by - rb * ny, bz - rb * nz, nx, ny, nz, False)  # fmt: skip
 
 
-@njit(cache=True, nogil=True)
-def _clamp01(x):
-    return 0.0 if x < 0.0 else (1.0 if x > 1.0 else x)
-
-
-# From Ericson, Real-Time Collision Detection, 5.1.9 (ClosestPtSegmentSegment).
-@njit(cache=True, nogil=True)
+@njit(inline="always")
 def closest_segments(p1x, p1y, p1z, q1x, q1y, q1z, p2x, p2y, p2z, q2x, q2y, q2z):
-    """Closest points of segments p1q1 and p2q2 (either may be a point)."""
-    d1x, d1y, d1z = q1x - p1x, q1y - p1y, q1z - p1z
-    d2x, d2y, d2z = q2x - p2x, q2y - p2y, q2z - p2z
-    rx, ry, rz = p1x - p2x, p1y - p2y, p1z - p2z
-    a = d1x * d1x + d1y * d1y + d1z * d1z
-    e = d2x * d2x + d2y * d2y + d2z * d2z
-    f = d2x * rx + d2y * ry + d2z * rz
-    if a <= 0.0 and e <= 0.0:
-        s = t = 0.0
-    elif a <= 0.0:
-        s = 0.0
-        t = _clamp01(f / e)
-    else:
-        c = d1x * rx + d1y * ry + d1z * rz
-        if e <= 0.0:
-            t = 0.0
-            s = _clamp01(-c / a)
-        else:
-            b = d1x * d2x + d1y * d2y + d1z * d2z
-            denom = a * e - b * b
-            s = _clamp01((b * f - c * e) / denom) if denom > 0.0 else 0.0
-            t = (b * s + f) / e
-            if t < 0.0:
-                t = 0.0
-                s = _clamp01(-c / a)
-            elif t > 1.0:
-                t = 1.0
-                s = _clamp01((b - c) / a)
-    return (p1x + d1x * s, p1y + d1y * s, p1z + d1z * s,
-            p2x + d2x * t, p2y + d2y * t, p2z + d2z * t)  # fmt: skip
+    """Closest points of segments p1q1 and p2q2 (either may be a point), as six
+    coordinates: :func:`hitbox._kernels.distance.segment_segment`."""
+    c1, c2 = segment_segment(
+        (p1x, p1y, p1z), (q1x, q1y, q1z), (p2x, p2y, p2z), (q2x, q2y, q2z)
+    )
+    return c1[0], c1[1], c1[2], c2[0], c2[1], c2[2]
 
 
 @njit(cache=True, nogil=True)
