@@ -37,7 +37,7 @@ from hitbox._kernels.primitives import (
 CHUNK = 256
 
 
-@njit(cache=True, nogil=True)
+@njit(inline="always")
 def pair(mode, sa, i, sb, j, ws, out, hit, k):
     """One pair (shape i of ``sa``, shape j of ``sb``) into row k."""
     ka, kb = sa.kind[i], sb.kind[j]

@@ -88,7 +88,7 @@ def support(s, i, dx, dy, dz):
     )
 
 
-@njit(cache=True, nogil=True)
+@njit(inline="always")
 def scale(sa, i, sb, j):
     """The pair's coordinate scale: largest centre coordinate or bounding radius."""
     out = max(sa.bound[i], sb.bound[j])  # 0 for a half-space
@@ -97,7 +97,7 @@ def scale(sa, i, sb, j):
     return max(out, 1e-300)
 
 
-@njit(cache=True, nogil=True)
+@njit(inline="always")
 def write(out, hit, k, value, ax, ay, az, bx, by, bz, nx, ny, nz, is_hit):
     out[k, 0] = value
     out[k, 1], out[k, 2], out[k, 3] = ax, ay, az
@@ -106,7 +106,7 @@ def write(out, hit, k, value, ax, ay, az, bx, by, bz, nx, ny, nz, is_hit):
     hit[k] = is_hit
 
 
-@njit(cache=True, nogil=True)
+@njit(inline="always")
 def flip(out, k):
     """Turn row k from the (B, A) order into (A, B): swap the points, negate the normal."""
     for c in range(3):
@@ -114,7 +114,7 @@ def flip(out, k):
         out[k, 7 + c] = -out[k, 7 + c]
 
 
-@njit(cache=True, nogil=True)
+@njit(inline="always")
 def finish_rounded(mode, out, hit, k, d, ax, ay, az, bx, by, bz, nx, ny, nz, ra, rb, tol):
     """Row k from cores at distance ``d >= 0`` (closest points a, b on the cores, unit
     n from a towards b) grown by radii ra, rb. ``d == 0`` means the cores meet at a, b
@@ -161,7 +161,7 @@ def _perpendicular(ux, uy, uz):
     return px / n, py / n, pz / n
 
 
-@njit(cache=True, nogil=True)
+@njit(inline="always")
 def segments(mode, sa, i, sb, j, out, hit, k, tol):
     """Sphere and capsule pairs: segment-segment closest points, then the radii."""
     ha, hb = sa.dims[i, 2], sb.dims[j, 2]
