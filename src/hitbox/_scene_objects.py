@@ -9,6 +9,7 @@ import numpy as np
 from hitbox import _validate as v
 from hitbox import obb
 from hitbox._kernels import pipeline as _k
+from hitbox._kernels.rigid import ortho_errors
 from hitbox._types import OBBs, Spheres
 from hitbox.mesh import TriangleMesh
 
@@ -308,8 +309,9 @@ def lift_rows(arr, key):
 
 def snap(linear):
     """Rotations snapped to the nearest rotation where they are not one to rounding."""
-    err = np.abs(np.einsum("kji,kjl->kil", linear, linear) - np.eye(3)).max(axis=(1, 2))
     out = np.array(linear, dtype=np.float64)
+    err = np.empty(len(out))
+    ortho_errors(out, err)
     off = np.flatnonzero(err > 1e-14)
     if len(off):
         u, _, vt = np.linalg.svd(out[off])

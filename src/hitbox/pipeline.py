@@ -729,7 +729,8 @@ class Scene:
         for i in idx.tolist():
             if i not in self._objects:
                 raise ValueError(f"unknown object id {i} in ids")
-        if len(np.unique(idx)) != len(idx):
+        ordered = np.sort(idx)
+        if np.any(ordered[1:] == ordered[:-1]):
             raise ValueError("ids must not repeat an object")
         return idx
 
