@@ -90,3 +90,26 @@ def test_mesh_pairs_are_scale_invariant(node):
         far = moved.copy()
         far[0, 3] += 5 * s
         assert not mesh.intersect(mesh, far)
+
+
+@pytest.mark.parametrize("e", [-600, -300, 300, 600, 1000])
+def test_scene_contact_times_are_scale_invariant(e):
+    """Continuous mode: a spinning ball and box closing on each other reach contact at
+    the same time in the step whatever the unit (a ZeroDivisionError at 1e200 before)."""
+    from hitbox.pipeline import Scene
+    from hitbox.sphere import Spheres
+
+    def contact(s):
+        scene = Scene()
+        scene.add(Spheres(np.zeros((1, 3)), np.array([1.0 * s])),
+                  velocity=[8.0 * s, 0, 0], angular_velocity=[0, 0, 1.0])  # fmt: skip
+        scene.add(np.array([[2.0, -0.5, -0.5], [3.0, 0.5, 0.5]]) * s,
+                  velocity=[-1.0 * s, 0, 0], angular_velocity=[0.3, 0, 0])  # fmt: skip
+        result = scene.step(0.25, continuous=True)
+        return result.pairs.tolist(), result.toi.tolist()
+
+    want = contact(1.0)
+    assert want[0] == [[0], [1]] and 0.0 < want[1][0] < 0.25
+    got = contact(2.0**e)
+    assert got[0] == want[0]
+    np.testing.assert_allclose(got[1], want[1], rtol=1e-12)

@@ -191,10 +191,38 @@ def _translates(state, kind):
     return kind == 0 and centred
 
 
+#: Rows of a motion state that are lengths (start position, velocity, acceleration,
+#: shape centre, radius or half extents): scaled together, the contact time stays.
+_LENGTH_ROWS = (3, 4, 6, 7, 8)
+
+
 @njit(cache=True, nogil=True)
 def first_contact(kind_a, sa, kind_b, sb, dt):
     """First t in [0, dt] at which shape a and shape b touch, or inf (module doc).
-    ``kind``: 0 sphere, 1 box; ``state``: (12, 3), see :func:`_place`."""
+    ``kind``: 0 sphere, 1 box; ``state``: (12, 3), see :func:`_place`.
+
+    Lengths beyond 2^±500 are first scaled by a power of two (exact), where squares
+    neither overflow nor vanish; times do not change with the scale."""
+    big = 0.0
+    for r in _LENGTH_ROWS:
+        for c in range(3):
+            x = max(abs(sa[r, c]), abs(sb[r, c]))
+            if x < np.inf:
+                big = max(big, x)
+    if big == 0.0 or 2.0**-500 <= big <= 2.0**500:
+        return _first_contact(kind_a, sa, kind_b, sb, dt)
+    g = math.ldexp(1.0, -math.frexp(big)[1])
+    ga, gb = sa.copy(), sb.copy()
+    for r in _LENGTH_ROWS:
+        for c in range(3):
+            ga[r, c] *= g
+            gb[r, c] *= g
+    return _first_contact(kind_a, ga, kind_b, gb, dt)
+
+
+@njit(cache=True, nogil=True)
+def _first_contact(kind_a, sa, kind_b, sb, dt):
+    """:func:`first_contact` at a scale where squares are safe."""
     ca = np.empty(3)
     cb = np.empty(3)
     aa = np.empty((3, 3))
