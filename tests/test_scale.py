@@ -113,3 +113,25 @@ def test_scene_contact_times_are_scale_invariant(e):
     got = contact(2.0**e)
     assert got[0] == want[0]
     np.testing.assert_allclose(got[1], want[1], rtol=1e-12)
+
+
+@pytest.mark.parametrize("node", ["obb", "aabb", "sphere"])
+def test_raycast_is_scale_invariant(node):
+    verts, faces = torus_mesh(300, 1.0, 0.3)
+    rng = np.random.default_rng(5)
+    origins = rng.uniform(-2, 2, (300, 3))
+    dirs = rng.normal(size=(300, 3))
+    base = TriangleMesh(verts, faces, node=node)
+    want, want_all = base.raycast(origins, dirs), base.raycast(origins, dirs, mode="all")
+    assert want.hit.any() and not want.hit.all()
+    for e in (-1000, -600, 600, 1000):
+        s = 2.0**e
+        mesh = TriangleMesh(verts * s, faces, node=node)
+        got = mesh.raycast(origins * s, dirs)
+        np.testing.assert_array_equal(got.face, want.face)
+        np.testing.assert_allclose(got.t / s, want.t, rtol=1e-12)
+        got = mesh.raycast(origins * s, dirs * s, t_max=1.5)  # directions scaled too
+        np.testing.assert_array_equal(got.face, np.where(want.t <= 1.5, want.face, -1))
+        every = mesh.raycast(origins * s, dirs, mode="all")
+        np.testing.assert_array_equal(every.face, want_all.face)
+        np.testing.assert_allclose(every.t / s, want_all.t, rtol=1e-12)

@@ -101,7 +101,7 @@ class TriangleMesh:
 
     __slots__ = (
         "vertices", "faces", "bvh", "_slot_tris", "_args", "_closed", "_boxes", "_kinds",
-        "_grid",
+        "_grid", "_magnitude", "_twins",
     )  # fmt: skip
 
     def __init__(
@@ -125,6 +125,8 @@ class TriangleMesh:
         self.bvh = bvh
         self._closed = None  # closed surface? decided by the first contains call
         self._grid = _containment.GridState()  # contains' grid, built on demand
+        self._magnitude = None  # largest |coordinate|, for rays at extreme scales
+        self._twins = {}  # this mesh scaled by a power of two, by factor
         self._boxes = None  # the nodes as oriented boxes, made by the first distance
         self._kinds = {}  # this mesh with a tree of another node kind, built on demand
         slot_tris = np.ascontiguousarray(tris[bvh.prim_order])
@@ -502,6 +504,12 @@ class TriangleMesh:
         """
         mode = v.check_choice(mode, "mode", RAY_MODES)
         rays, single = v.as_rays(origins, directions, t_max, dim=3)
+        if self._magnitude is None:
+            self._magnitude = float(np.abs(self.vertices).max()) if self.n_faces else 0.0
+        g = v.pow2_factor(np.array([self._magnitude]), rays.origin)
+        h = v.pow2_factor(rays.direction)
+        if g != 1.0 or h != 1.0:  # where squares of coordinates overflow or vanish
+            return self._raycast_scaled(rays, single, mode, g, h)
         n = len(rays.origin)
         tree = self.bvh
         # rays cull on the nodes' exact boxes, whatever the tree's own volume kind
@@ -536,6 +544,19 @@ class TriangleMesh:
         hit = face >= 0
         face[hit] = tree.prim_order[face[hit]]
         out = RayHits(hit, t, face, u, vv)
+        if single:
+            return RayHits(*(x[0].item() for x in out))
+        return out
+
+    def _raycast_scaled(self, rays, single, mode, g, h):
+        """:meth:`raycast` of the same problem with lengths times g and directions times
+        h (powers of two: exact), the hits' t mapped back; hits and faces are the same."""
+        twin = self._twins.get(g)
+        if twin is None:
+            twin = self._twins[g] = self.scaled(g) if g != 1.0 else self
+        out = twin.raycast(rays.origin * g, rays.direction * h,
+                           t_max=rays.t_max * (g / h), mode=mode)  # fmt: skip
+        out = out._replace(t=out.t * (h / g))
         if single:
             return RayHits(*(x[0].item() for x in out))
         return out
