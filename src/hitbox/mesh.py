@@ -433,32 +433,29 @@ class TriangleMesh:
         """
         pts, single = _read_only(v.as_points(points, dim=3, finite=True))
         n = len(pts)
-        q, d = np.full((n, 3), np.nan), np.full(n, np.inf)
-        slot, w = np.full(n, -1, np.intp), np.full((n, 3), np.nan)
         tree = self.bvh
-        if n and self.n_faces:
-            # in spatial order, each walk starts from its neighbour's answer, and the
-            # nodes it visits are still in cache
-            order = _order.spatial_order(pts) if n >= _closest.SORT_MIN else np.arange(n)
-            walk = (tree.node_box, tree.node_first, tree.node_count, self._slot_tris)
-            walk += (
-                self._args[-3],
-                tree.prim_order,
-                tree.depth,
-                pts,
-                order,
-                q,
-                d,
-                slot,
-                w,
-            )
-            threads = numba.get_num_threads()
-            if n >= _closest.PARALLEL_MIN and threads > 1:
-                _closest.closest_parallel(*walk, threads)
-            else:
-                _closest.closest(*walk)
-        face = slot.copy()
-        face[slot >= 0] = tree.prim_order[slot[slot >= 0]]
+        if not (n and self.n_faces):
+            q, d = np.full((n, 3), np.nan), np.full(n, np.inf)
+            face, w = np.full(n, -1, np.intp), np.full((n, 3), np.nan)
+            return self._closest_tuple(q, d, face, w, single)
+        # every row is written: each point has a nearest face
+        q, d, slot, w = (
+            np.empty((n, 3)),
+            np.empty(n),
+            np.empty(n, np.intp),
+            np.empty((n, 3)),
+        )
+        # in spatial order, each walk starts from its neighbour's answer, and the nodes
+        # it visits are still in cache
+        order = _order.spatial_order(pts) if n >= _closest.SORT_MIN else np.arange(n)
+        walk = (tree.node_box, tree.node_first, tree.node_count, self._slot_tris)
+        walk += (self._args[-3], tree.prim_order, tree.depth, pts, order, q, d, slot, w)
+        threads = numba.get_num_threads()
+        if n >= _closest.PARALLEL_MIN and threads > 1:
+            _closest.closest_parallel(*walk, threads)
+        else:
+            _closest.closest(*walk)
+        face = tree.prim_order[slot]
         return self._closest_tuple(q, d, face, w, single)
 
     def closest_point_brute(self, points):
