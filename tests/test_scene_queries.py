@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from hitbox import shapes
-from hitbox._scene_objects import MESH
+from hitbox._scene_objects import MESH, SPHERE
 from hitbox.mesh import TriangleMesh
 from hitbox.pipeline import Scene
 from hitbox.sphere import Spheres
@@ -144,3 +144,47 @@ def test_within_a_mesh_inside_a_box_is_at_zero(torus):
         scene.within(-1.0)
     with pytest.raises(TypeError, match="distance"):
         scene.within("far")
+
+
+def test_scene_raycast_equals_every_object_tested(torus):
+    from hitbox import ray, triangle
+    from hitbox._types import OBBs
+
+    scene = Scene()
+    rng = np.random.default_rng(9)
+    for k in range(7):
+        pose = _at(*rng.uniform(-3, 3, 3), turn=rng.uniform(0, 3))
+        if k % 3 == 1:
+            scene.add(Spheres(np.zeros((1, 3)), np.array([0.4])), pose)
+        elif k % 3 == 2:
+            scene.add(np.array([[-0.3, -0.2, -0.5], [0.3, 0.2, 0.5]]), pose)
+        else:
+            scene.add(torus, pose)
+    origins = rng.uniform(-4, 4, (400, 3))
+    dirs = rng.normal(size=(400, 3))
+    got = scene.raycast(origins, dirs, t_max=6.0)
+    best = np.full(400, np.inf)
+    obj = np.full(400, -1)
+    face = np.full(400, -1)
+    for i in range(7):
+        o = scene._objects[i]
+        pose = scene.pose(i)
+        if o.kind == MESH:
+            world = torus.triangles @ pose[:3, :3].T + pose[:3, 3]
+            hits = triangle.raycast(world, origins, dirs, t_max=6.0)
+            t, f = hits.t, hits.face
+        else:
+            centre = pose[:3, :3] @ o.center + pose[:3, 3]
+            if o.kind == SPHERE:
+                h = ray.cast_sphere(Spheres(centre[None], np.array([o.radius])), origins, dirs,
+                                    t_max=6.0)  # fmt: skip
+            else:
+                h = ray.cast_obb(OBBs(centre[None], o.half[None], (pose[:3, :3] @ o.rot)[None]),
+                                 origins, dirs, t_max=6.0)  # fmt: skip
+            t, f = np.where(h.hit, h.t_enter, np.inf), np.full(400, -1)
+        closer = t < best
+        best[closer], obj[closer], face[closer] = t[closer], i, f[closer]
+    assert (obj >= 0).any() and (obj < 0).any()
+    np.testing.assert_array_equal(got.object, obj)
+    np.testing.assert_array_equal(got.face, face)
+    np.testing.assert_allclose(got.t, best, rtol=1e-9, atol=1e-12)

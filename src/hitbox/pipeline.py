@@ -482,6 +482,12 @@ class Scene:
         (n,) distances); see :func:`hitbox.scene_queries.within`."""
         return _queries.within(self, distance)
 
+    def raycast(self, origins, directions, *, t_max=np.inf):
+        """The first object each ray hits now, its face (meshes) and t: a
+        :class:`hitbox.scene_queries.SceneRayHits`; see
+        :func:`hitbox.scene_queries.raycast`."""
+        return _queries.raycast(self, origins, directions, t_max=t_max)
+
     def _finish(self, result, mode, inside):
         """A step's result with what the Python side adds: contact segments, or the
         pairs of meshes nested one inside the other."""

@@ -1,6 +1,6 @@
 """Queries on a whole :class:`~hitbox.pipeline.Scene` beyond touching pairs: contact
-segments of a step's triangle pairs, closed meshes wholly inside others, and the pairs
-within a distance of each other. They read the Scene's current poses, honour its groups,
+segments of a step's triangle pairs, closed meshes wholly inside others, the pairs
+within a distance of each other, and the first object each of many rays hits. They read the Scene's current poses, honour its groups,
 masks and ignore list, and never move anything (3D scenes).
 
 A mesh is its surface, a plain volume (sphere, box, OBB) is solid, as in the Scene's
@@ -9,14 +9,57 @@ inside a box is at distance 0 from it, a mesh around a sphere is not).
 """
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 
-from hitbox import convex
+from hitbox import _validate as v
+from hitbox import convex, ray
 from hitbox._scene_objects import MESH, SPHERE
+from hitbox._types import OBBs, Spheres
 from hitbox.shapes import box as _box_mesh
 
-__all__ = ["contact_segments", "inside_pairs", "within"]
+__all__ = ["SceneRayHits", "contact_segments", "inside_pairs", "raycast", "within"]
+
+
+class SceneRayHits(NamedTuple):
+    """First hit of each ray among a scene's objects: ``object`` and ``face`` (R,) intp
+    (-1 for a miss; ``face`` -1 for a plain volume), ``t`` (R,) float (inf for a miss)."""
+
+    object: np.ndarray
+    face: np.ndarray
+    t: np.ndarray
+
+
+def raycast(scene, origins, directions, *, t_max=np.inf):
+    """The first object each ray hits, the face of a mesh, and t (hit point ``origin +
+    t direction``), over every object of a 3D scene; ties go to the lower object id.
+    ``origins``, ``directions`` (R, 3) (or one (3,) ray), ``t_max`` a number or (R,).
+
+    A mesh is hit on its surface (:meth:`TriangleMesh.raycast`, the ray moved into the
+    mesh's frame, which preserves t), a plain volume on entering it (a ray starting inside
+    hits at 0; :mod:`hitbox.ray`). Each object first culls the rays whose segment cannot
+    reach its bounding sphere, so the cost grows with objects times rays.
+    """
+    if scene.dim != 3:
+        raise ValueError("raycast() is for 3D scenes")
+    rays, single = v.as_rays(origins, directions, t_max, dim=3)
+    o, d, best = rays.origin, rays.direction, np.array(rays.t_max, dtype=float)
+    hit_object = np.full(len(o), -1, np.intp)
+    hit_face = np.full(len(o), -1, np.intp)
+    for i in _ids(scene):
+        centre, radius = _world_sphere(scene, i)
+        rows = np.flatnonzero(_may_reach(o, d, best, centre, radius))
+        if not len(rows):
+            continue
+        t, face = _first_hits(scene, i, o[rows], d[rows], best[rows])
+        closer = t < best[rows]
+        rows, t, face = rows[closer], t[closer], face[closer]
+        best[rows], hit_object[rows], hit_face[rows] = t, i, face
+    t = np.where(hit_object >= 0, best, np.inf)
+    if single:
+        return SceneRayHits(int(hit_object[0]), int(hit_face[0]), float(t[0]))
+    return SceneRayHits(hit_object, hit_face, t)
 
 
 def contact_segments(scene, result):
@@ -92,6 +135,35 @@ def within(scene, distance):
 
 
 # -- helpers -------------------------------------------------------------------------------
+
+
+def _may_reach(o, d, t_max, centre, radius):
+    """(R,) bool: whether each segment o + [0, t_max] d may come within ``radius`` of
+    ``centre`` (widened by a relative 1e-9: the test only culls)."""
+    dd = np.einsum("ij,ij->i", d, d)
+    s = np.clip(np.einsum("ij,ij->i", centre - o, d) / dd, 0.0, t_max)
+    s = np.where(np.isfinite(s), s, 0.0)
+    gap = np.linalg.norm(o + s[:, None] * d - centre, axis=1)
+    scale = np.abs(o).max(axis=1) + np.abs(centre).max() + radius
+    return gap <= radius + 1e-9 * scale
+
+
+def _first_hits(scene, i, o, d, t_max):
+    """(t, face) of the rays' first hits on object i before t_max (inf, -1 where none)."""
+    obj, pose = _object(scene, i), scene.pose(i)
+    rot, trans = pose[:3, :3], pose[:3, 3]
+    if obj.kind == MESH:
+        hits = obj.mesh.raycast((o - trans) @ rot, d @ rot, t_max=t_max)
+        return hits.t, hits.face
+    centre = rot @ obj.center + trans
+    if obj.kind == SPHERE:
+        found = ray.cast_sphere(Spheres(centre[None], np.array([obj.radius])), o, d,
+                                t_max=t_max)  # fmt: skip
+    else:
+        box = OBBs(centre[None], obj.half[None], (rot @ obj.rot)[None])
+        found = ray.cast_obb(box, o, d, t_max=t_max)
+    t = np.where(found.hit, found.t_enter, np.inf)
+    return t, np.full(len(o), -1, np.intp)
 
 
 def _object(scene, i):
