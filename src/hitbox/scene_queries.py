@@ -1,7 +1,8 @@
 """Queries on a whole :class:`~hitbox.pipeline.Scene` beyond touching pairs: contact
 segments of a step's triangle pairs, closed meshes wholly inside others, the pairs
-within a distance of each other, and the first object each of many rays hits. They read the Scene's current poses, honour its groups,
-masks and ignore list, and never move anything (3D scenes).
+within a distance of each other, and the first object each of many rays hits. They read
+the Scene's current poses, honour its groups, masks and ignore list (the pair queries),
+and never move anything (3D scenes).
 
 A mesh is its surface, a plain volume (sphere, box, OBB) is solid, as in the Scene's
 touching test: distances are between surfaces and solids accordingly (a mesh wholly
