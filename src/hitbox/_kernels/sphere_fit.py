@@ -2,8 +2,8 @@
 
 Each group is moved to its box centre and scaled by a power of two into (-1, 1)**D, where
 the algorithms cannot overflow; the last pass of every fit grows the radius until the
-points pass :func:`sphere_overlap.ball_overlap` with a margin, so they are inside in exact
-arithmetic too, not only by the rounded test.
+points pass :func:`hitbox._kernels.sphere_overlap.ball_overlap` with a margin, so they
+are inside in exact arithmetic too, not only by the rounded test.
 """
 
 import math
