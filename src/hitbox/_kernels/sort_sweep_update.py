@@ -39,7 +39,8 @@ def sap_plan(boxes, axes, origin, scale, gdim, spans, colstart, moved, old_spans
 
     ``spans`` (C, 4) holds last step's spans and is overwritten with the new ones. Boxes
     whose spans changed are listed in ``moved`` with their old spans in ``old_spans``.
-    Returns (number moved, new colstart, bounds as :func:`hitbox._kernels.box_scan.bounds` gives them).
+    Returns (number moved, new colstart, bounds as
+    :func:`hitbox._kernels.box_scan.bounds` gives them).
     """
     g = _scalars(axes, origin, scale, gdim)
     gv = gdim[2]
