@@ -263,10 +263,12 @@ def _edge_gap(along, reach, cosine):
 
 
 @njit(inline="always")
-def _box_gap(ac, ah, ar, i, bc, bh, br, j, rot, trans):
+def _box_gap(ac, ah, ar, i, bc, bh, br, j, rot, trans, stop):
     """A lower bound on the distance of box a[i] and box b[j] moved by (rot, trans):
     the largest gap along the fifteen separating axes and the line through the centres,
-    and from each box to the other's bounding sphere."""
+    and from each box to the other's bounding sphere. Once the six face normals and the
+    centre line give a bound of at least ``stop`` (the caller drops such pairs), that
+    bound is returned without the rest."""
     cx, cy, cz = bc[j, 0], bc[j, 1], bc[j, 2]
     w0 = trans[0] + rot[0, 0] * cx + rot[0, 1] * cy + rot[0, 2] * cz - ac[i, 0]
     w1 = trans[1] + rot[1, 0] * cx + rot[1, 1] * cy + rot[1, 2] * cz - ac[i, 1]
@@ -282,6 +284,10 @@ def _box_gap(ac, ah, ar, i, bc, bh, br, j, rot, trans):
     )  # col[c][k]: b's axis c along a's axis k
     ha = (ah[i, 0], ah[i, 1], ah[i, 2])
     hb = (bh[j, 0], bh[j, 1], bh[j, 2])
+    centre = math.sqrt(t0 * t0 + t1 * t1 + t2 * t2)
+    ra = math.sqrt(ha[0] * ha[0] + ha[1] * ha[1] + ha[2] * ha[2])
+    rb = math.sqrt(hb[0] * hb[0] + hb[1] * hb[1] + hb[2] * hb[2])
+    margin = REL_EPS * (centre + ra + rb + abs(trans[0]) + abs(trans[1]) + abs(trans[2]))
     gap = -np.inf
     out_a = 0.0  # squared distance from b's centre to box a
     out_b = 0.0  # squared distance from a's centre to box b
@@ -298,6 +304,15 @@ def _box_gap(ac, ah, ar, i, bc, bh, br, j, rot, trans):
             reach += ha[k] * abs(col[c][k])
         gap = max(gap, abs(along) - reach)  # b's face normal c
         out_b += max(0.0, abs(along) - hb[c]) ** 2
+    if centre > 0.0:  # the centre line: nearly the boxes' distance when they are far
+        reach = 0.0
+        for k in range(3):
+            reach += ha[k] * abs(t[k])
+        for c in range(3):
+            reach += hb[c] * abs(t[0] * col[c][0] + t[1] * col[c][1] + t[2] * col[c][2])
+        gap = max(gap, centre - reach / centre)
+    if gap - margin >= stop:
+        return gap - margin
     for k in range(3):  # the nine edge-edge axes, a's axis k cross b's axis c
         k1, k2 = (k + 1) % 3, (k + 2) % 3
         for c in range(3):
@@ -306,22 +321,11 @@ def _box_gap(ac, ah, ar, i, bc, bh, br, j, rot, trans):
             reach = (ha[k1] * abs(col[c][k2]) + ha[k2] * abs(col[c][k1])
                      + hb[c1] * abs(col[c2][k]) + hb[c2] * abs(col[c1][k]))  # fmt: skip
             gap = max(gap, _edge_gap(along, reach, col[c][k]))
-    centre = math.sqrt(t0 * t0 + t1 * t1 + t2 * t2)
-    ra = math.sqrt(ha[0] * ha[0] + ha[1] * ha[1] + ha[2] * ha[2])
-    rb = math.sqrt(hb[0] * hb[0] + hb[1] * hb[1] + hb[2] * hb[2])
-    if centre > 0.0:  # the centre line: nearly the boxes' distance when they are far
-        reach = 0.0
-        for k in range(3):
-            reach += ha[k] * abs(t[k])
-        for c in range(3):
-            reach += hb[c] * abs(t[0] * col[c][0] + t[1] * col[c][1] + t[2] * col[c][2])
-        gap = max(gap, centre - reach / centre)
     # each box against the other's bounding sphere: point-box distance less the radius
     gap = max(gap, math.sqrt(out_a) - rb, math.sqrt(out_b) - ra)
     if gap <= 0.0:
         return 0.0
-    scale = centre + ra + rb + abs(trans[0]) + abs(trans[1]) + abs(trans[2])
-    return max(0.0, gap - REL_EPS * scale)
+    return max(0.0, gap - margin)
 
 
 @njit(inline="always")
@@ -397,7 +401,7 @@ def mesh_distance(
     lbs = np.empty(size)
     keys = np.empty(size, np.int64)  # node pair m << 32 | k
     lbs, keys, top = _heap_push(
-        lbs, keys, 0, _box_gap(ac, ah, ar, 0, bc, bh, br, 0, rot, trans), 0
+        lbs, keys, 0, _box_gap(ac, ah, ar, 0, bc, bh, br, 0, rot, trans, np.inf), 0
     )
     have = False  # a pair in hand (lb, m, k), no farther than the heap's least
     lb, m, k = 0.0, 0, 0
@@ -449,8 +453,10 @@ def mesh_distance(
         else:
             f = a_first[m]
             m0, k0, m1, k1 = f, k, f + 1, k
-        g0 = _box_gap(ac, ah, ar, m0, bc, bh, br, k0, rot, trans)
-        g1 = _box_gap(ac, ah, ar, m1, bc, bh, br, k1, rot, trans)
+        # a child bounded at stop or beyond is dropped: its bound need not be exact
+        stop = (math.sqrt(best) - atol) / (1.0 + rtol) if best < np.inf else np.inf
+        g0 = _box_gap(ac, ah, ar, m0, bc, bh, br, k0, rot, trans, stop)
+        g1 = _box_gap(ac, ah, ar, m1, bc, bh, br, k1, rot, trans, stop)
         if g1 < g0:
             m0, k0, g0, m1, k1, g1 = m1, k1, g1, m0, k0, g0
         reach = g1 * (1.0 + rtol) + atol
