@@ -135,3 +135,33 @@ def test_raycast_is_scale_invariant(node):
         every = mesh.raycast(origins * s, dirs, mode="all")
         np.testing.assert_array_equal(every.face, want_all.face)
         np.testing.assert_allclose(every.t / s, want_all.t, rtol=1e-12)
+
+
+@pytest.mark.parametrize("e", [-1000, -600, -300, 300, 600, 1000])
+def test_point_queries_and_distance_are_scale_invariant(e):
+    """Closest points, contains and mesh distance multiply squared lengths: at any scale
+    they answer as at scale 1 (the points and distances scaled, the faces the same)."""
+    verts, faces = torus_mesh(300, 1.0, 0.3)
+    pts = np.random.default_rng(6).uniform(-1.5, 1.5, (300, 3))
+    pose = np.eye(4)
+    pose[:3, 3] = [2.9, 0.3, 0.1]
+    base = TriangleMesh(verts, faces)
+    want_c, want_in = base.closest_point(pts), base.contains(pts)
+    want_d = base.distance(base, pose)
+    s = 2.0**e
+    mesh = TriangleMesh(verts * s, faces)
+    moved = pose.copy()
+    moved[:3, 3] *= s
+    got = mesh.closest_point(pts * s)
+    np.testing.assert_array_equal(got.face, want_c.face)
+    np.testing.assert_array_equal(got.distance / s, want_c.distance)
+    # exact but where a coordinate falls below the normal range (2**-1022) at the scale
+    np.testing.assert_allclose(got.point / s, want_c.point, rtol=0, atol=2.0**-1070 / s)
+    np.testing.assert_array_equal(mesh.contains(pts * s), want_in)
+    got_d = mesh.distance(mesh, moved)
+    assert got_d.distance / s == want_d.distance > 0
+    assert np.linalg.norm((got_d.point_a - got_d.point_b) / s) == pytest.approx(
+        want_d.distance
+    )
+    many = mesh.distance_many(mesh, np.stack([moved, np.eye(4)]))
+    np.testing.assert_array_equal(many.distance / s, [want_d.distance, 0.0])

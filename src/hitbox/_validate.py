@@ -424,20 +424,25 @@ def check_count(value, name, minimum=1):
 #: Magnitudes inside [2**-SAFE_EXP, 2**SAFE_EXP] square and multiply in float64 without
 #: overflow or underflow to zero; outside it, :func:`pow2_factor` rescales.
 SAFE_EXP = 400
+#: Point and distance queries multiply squared lengths: beyond 2**+-SQUARES_SAFE_EXP
+#: they are solved scaled by a power of two (exact).
+SQUARES_SAFE_EXP = 100
 
 
-def pow2_factor(*arrays):
+def pow2_factor(*arrays, safe_exp=None):
     """A power of two g that brings the largest finite magnitude of ``arrays`` into
-    [0.5, 1) when it lies outside [2**-SAFE_EXP, 2**SAFE_EXP], else 1.0. Multiplying by g
-    is exact (barring subnormals), so a problem solved at the scale g and mapped back is
-    the same problem: squares of coordinates near 2**600 or 2**-540 neither overflow nor
-    vanish."""
+    [0.5, 1) when it lies outside [2**-safe_exp, 2**safe_exp] (default SAFE_EXP), else
+    1.0. Multiplying by g is exact (barring subnormals), so a problem solved at the scale
+    g and mapped back is the same problem: squares of coordinates near 2**600 or 2**-540
+    neither overflow nor vanish (fourth powers need a safe_exp near 2**200)."""
+    if safe_exp is None:
+        safe_exp = SAFE_EXP
     big = 0.0
     for arr in arrays:
         a = np.abs(np.asarray(arr, dtype=float))
         a = a[np.isfinite(a)]
         if a.size:
             big = max(big, float(a.max()))
-    if big == 0.0 or 2.0**-SAFE_EXP <= big <= 2.0**SAFE_EXP:
+    if big == 0.0 or 2.0**-safe_exp <= big <= 2.0**safe_exp:
         return 1.0
     return float(np.ldexp(1.0, -int(np.frexp(big)[1])))

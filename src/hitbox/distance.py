@@ -106,6 +106,9 @@ def distance(a, b, transform=None, *, max_distance=np.inf, rtol=0.0, atol=0.0):
     """
     upper, rtol, atol = _options(max_distance, rtol, atol)
     rot, trans = _one_transform(transform)
+    g = _scale(a, b, trans)
+    if g != 1.0:  # the same problem where products of squared lengths cannot overflow
+        a, b, trans, upper, atol = a._twin(g), b._twin(g), trans * g, upper * g, atol * g
     out_f = np.empty(6)
     out_i = np.empty(2, np.intp)
     depth = a.bvh.depth + b.bvh.depth + 4
@@ -113,11 +116,11 @@ def distance(a, b, transform=None, *, max_distance=np.inf, rtol=0.0, atol=0.0):
                           out_i)  # fmt: skip
     if out_i[0] < 0:
         nan = np.full(3, np.nan)
-        return MeshDistance(np.inf, nan, nan.copy(), -1, -1, upper)
+        return MeshDistance(np.inf, nan, nan.copy(), -1, -1, upper / g)
     lower = max(0.0, (d - atol) / (1.0 + rtol))
     return MeshDistance(
-        float(d), out_f[:3].copy(), out_f[3:].copy(),
-        int(a.bvh.prim_order[out_i[0]]), int(b.bvh.prim_order[out_i[1]]), lower,
+        float(d) / g, out_f[:3] / g, out_f[3:] / g,
+        int(a.bvh.prim_order[out_i[0]]), int(b.bvh.prim_order[out_i[1]]), lower / g,
     )  # fmt: skip
 
 
@@ -126,6 +129,15 @@ def distance_many(a, b, transforms, *, max_distance=np.inf, rtol=0.0, atol=0.0):
     :class:`MeshDistances`."""
     upper, rtol, atol = _options(max_distance, rtol, atol)
     rots, transes, _ = v.as_transforms(transforms, "transforms", rigid=True)
+    g = _scale(a, b, transes)
+    if g != 1.0:  # as in distance()
+        a, b, transes, upper, atol = (
+            a._twin(g),
+            b._twin(g),
+            transes * g,
+            upper * g,
+            atol * g,
+        )
     k = len(rots)
     out_d = np.empty(k)
     out_f = np.empty((k, 6))
@@ -141,8 +153,8 @@ def distance_many(a, b, transforms, *, max_distance=np.inf, rtol=0.0, atol=0.0):
     face_a[found] = a.bvh.prim_order[out_i[found, 0]]
     face_b[found] = b.bvh.prim_order[out_i[found, 1]]
     out_f[~found] = np.nan
-    return MeshDistances(out_d, out_f[:, :3].copy(), out_f[:, 3:].copy(), face_a,
-                         face_b, _lower(out_d, upper, rtol, atol))  # fmt: skip
+    return MeshDistances(out_d / g, out_f[:, :3] / g, out_f[:, 3:] / g, face_a, face_b,
+                         _lower(out_d, upper, rtol, atol) / g)  # fmt: skip
 
 
 def distance_brute(a, b, transform=None):
@@ -157,6 +169,13 @@ def distance_brute(a, b, transform=None):
     d2 = _kd.pair_distances(np.ascontiguousarray(tri_a), tri_b)
     fa, fb = np.unravel_index(np.argmin(d2), d2.shape)
     return float(np.sqrt(d2[fa, fb])), int(fa), int(fb)
+
+
+def _scale(a, b, translations):
+    """The power of two that brings both meshes and the translations to magnitudes where
+    the distance kernel's products of squared lengths neither overflow nor vanish."""
+    sizes = np.array([a._size(), b._size()])
+    return v.pow2_factor(sizes, translations, safe_exp=v.SQUARES_SAFE_EXP)
 
 
 def _one_transform(transform):

@@ -432,6 +432,10 @@ class TriangleMesh:
         Ericson 2005, §5.1.5, over a BVH walk (:mod:`hitbox._kernels.closest`).
         """
         pts, single = _read_only(v.as_points(points, dim=3, finite=True))
+        g = self._scale_for(pts, safe_exp=v.SQUARES_SAFE_EXP)
+        if g != 1.0:  # the same problem where products of squares cannot overflow
+            res = self._twin(g).closest_point(pts[0] * g if single else pts * g)
+            return res._replace(point=res.point / g, distance=res.distance / g)
         n = len(pts)
         tree = self.bvh
         if not (n and self.n_faces):
@@ -501,9 +505,7 @@ class TriangleMesh:
         """
         mode = v.check_choice(mode, "mode", RAY_MODES)
         rays, single = v.as_rays(origins, directions, t_max, dim=3)
-        if self._magnitude is None:
-            self._magnitude = float(np.abs(self.vertices).max()) if self.n_faces else 0.0
-        g = v.pow2_factor(np.array([self._magnitude]), rays.origin)
+        g = self._scale_for(rays.origin)
         h = v.pow2_factor(rays.direction)
         if g != 1.0 or h != 1.0:  # where squares of coordinates overflow or vanish
             return self._raycast_scaled(rays, single, mode, g, h)
@@ -545,13 +547,27 @@ class TriangleMesh:
             return RayHits(*(x[0].item() for x in out))
         return out
 
-    def _raycast_scaled(self, rays, single, mode, g, h):
-        """:meth:`raycast` of the same problem with lengths times g and directions times
-        h (powers of two: exact), the hits' t mapped back; hits and faces are the same."""
+    def _size(self):
+        """The largest |coordinate| of the vertices (0 for no faces), kept."""
+        if self._magnitude is None:
+            self._magnitude = float(np.abs(self.vertices).max()) if self.n_faces else 0.0
+        return self._magnitude
+
+    def _scale_for(self, *arrays, safe_exp=None):
+        """The power of two that brings this mesh and ``arrays`` to safe magnitudes."""
+        return v.pow2_factor(np.array([self._size()]), *arrays, safe_exp=safe_exp)
+
+    def _twin(self, g):
+        """This mesh scaled by the power of two g (kept: one refit per factor)."""
         twin = self._twins.get(g)
         if twin is None:
             twin = self._twins[g] = self.scaled(g) if g != 1.0 else self
-        out = twin.raycast(rays.origin * g, rays.direction * h,
+        return twin
+
+    def _raycast_scaled(self, rays, single, mode, g, h):
+        """:meth:`raycast` of the same problem with lengths times g and directions times
+        h (powers of two: exact), the hits' t mapped back; hits and faces are the same."""
+        out = self._twin(g).raycast(rays.origin * g, rays.direction * h,
                            t_max=rays.t_max * (g / h), mode=mode)  # fmt: skip
         out = out._replace(t=out.t * (h / g))
         if single:
