@@ -8,6 +8,7 @@ import pytest
 
 import hitbox as hb
 from hitbox import _validate as v
+from hitbox import shapes
 from hitbox._torus import torus_mesh
 from hitbox.mesh import TriangleMesh
 
@@ -165,3 +166,19 @@ def test_point_queries_and_distance_are_scale_invariant(e):
     )
     many = mesh.distance_many(mesh, np.stack([moved, np.eye(4)]))
     np.testing.assert_array_equal(many.distance / s, [want_d.distance, 0.0])
+
+
+def test_far_from_the_origin_the_moved_vertices_are_rounded_once_then_exact():
+    """Two unit cubes at 1e12: a gap of 2**-20 is below the rounding of coordinates
+    there (about 1.2e-4), so once B's vertices are moved and rounded the cubes touch,
+    exactly as testing every triangle pair of the moved vertices says; a gap of 0.25
+    stays a gap. At 1e15 the same holds with the rounding there."""
+    cube = shapes.box((1.0, 1.0, 1.0))
+    for offset in (1e12, 1e15):
+        a = TriangleMesh(cube.vertices + [offset, 0, 0], cube.faces)
+        for gap, apart in ((2.0**-20, False), (0.25, True)):
+            pose = np.eye(4)
+            pose[0, 3] = offset + 1.0 + gap
+            brute = a.intersect_brute(cube, pose)
+            assert a.intersect(cube, pose) == (brute.shape[1] > 0) == (not apart)
+            np.testing.assert_array_equal(a.intersect(cube, pose, mode="all"), brute)

@@ -252,7 +252,11 @@ class TriangleMesh:
             With ``mode="any"``: also True when one closed mesh lies wholly inside the other
             without the surfaces crossing (a vertex of each tested by :meth:`contains`).
 
-        Touching (a shared point, edge or face) counts as intersecting.
+        Touching (a shared point, edge or face) counts as intersecting. The rule of
+        exactness: ``other``'s vertices are moved by ``transform`` and rounded once to
+        float64 (as :meth:`intersect_brute` moves them), then every decision is exact on
+        those numbers; so two meshes whose gap is below the rounding of coordinates at
+        their place (2**-20 at 1e12) may touch after the move.
         """
         if mode != "any":
             v.check_choice(mode, "mode", MODES)
