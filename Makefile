@@ -25,9 +25,10 @@ demo: $(STAMP)
 test: $(STAMP)
 	$(BIN)/python -m pytest -n 2
 
-# the file fuzzer with a long budget (3,000 inputs per reader and kind, new ones each run)
+# the file and API fuzzers with a long budget (3,000 inputs per reader and kind, 2,000
+# per API property, new ones each run)
 fuzz: $(STAMP)
-	HYPOTHESIS_PROFILE=fuzz $(BIN)/python -m pytest tests/test_file_fuzz.py
+	HYPOTHESIS_PROFILE=fuzz $(BIN)/python -m pytest tests/test_file_fuzz.py tests/test_api_fuzz.py
 
 # the API reference from the docstrings, into site/ (strict: a broken link fails)
 docs: $(STAMP)
