@@ -171,3 +171,18 @@ def test_points_on_faces_go_to_the_ray_kernel():
     assert (
         codes == _inside.UNDECIDED
     ).any()  # on a face's plane: the grid does not guess
+
+
+def test_points_on_edges_and_vertices_are_decided_exactly():
+    """Edge midpoints and vertices of a dyadic mesh lie exactly on its surface: inside,
+    decided by the exact ray kernel itself (never the winding-number fallback), with or
+    without the grid."""
+    verts = np.asarray(MESHES["box"].vertices) * 4.0  # dyadic: midpoints are exact
+    mesh, plain = _with_grid(trimesh.Trimesh(verts, MESHES["box"].faces, process=False))
+    tris = mesh.triangles
+    on = np.concatenate([verts, (tris[:, 0] + tris[:, 1]) / 2, (tris[:, 1] + tris[:, 2]) / 2,
+                         (tris[:, 0] + tris[:, 2]) / 2])  # fmt: skip
+    assert (_ray_codes(mesh, on) == _inside.INSIDE).all()
+    assert mesh.contains(on).all() and plain.contains(on).all()
+    off = on * (1 + 2.0**-40)  # just outside the box about the origin
+    assert not mesh.contains(off).any()

@@ -8,7 +8,8 @@ orient2d on the two other axes, orient3d for the side of the face's plane: see
 :mod:`hitbox._kernels.exact_predicates`), so the count is the exact winding number.
 When the ray meets an edge or a vertex of a face (an orient2d is exactly 0) the count is
 not decided by signs alone, and the point is tried along the next of +x, +y, +z, -x, -y,
--z; a point lying on a face is reported as on the surface.
+-z; a point lying on a face, its edges and vertices included, is reported as on the
+surface.
 """
 
 import numpy as np
@@ -87,6 +88,15 @@ def _crossings(node_box, node_first, node_count, tris, stack, points, q, k, sign
             if (o1 > 0 or o2 > 0 or o3 > 0) and (o1 < 0 or o2 < 0 or o3 < 0):
                 continue  # the line misses the face
             if o1 == 0 or o2 == 0 or o3 == 0:
+                # the line meets an edge or a vertex: the point may lie on the face
+                # itself (on one of its edges), which no other axis would decide
+                if orient2d(a1, a2, b1, b2, c1, c2) != 0 and orient3d(
+                    (tris[s, 0, 0], tris[s, 0, 1], tris[s, 0, 2]),
+                    (tris[s, 1, 0], tris[s, 1, 1], tris[s, 1, 2]),
+                    (tris[s, 2, 0], tris[s, 2, 1], tris[s, 2, 2]),
+                    (points[q, 0], points[q, 1], points[q, 2]),
+                ) == 0:
+                    return _ON_FACE, 0
                 return _DEGENERATE, 0
             # the line crosses the face's inside; o1 is the sign of the normal's k
             if (lo > pk) if sign > 0 else (hi < pk):
