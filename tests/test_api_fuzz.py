@@ -87,3 +87,18 @@ def test_far_from_the_origin_pairs_match_exact_arithmetic(pose, offset, gap_exp)
                 assert (i, j) not in reported  # boxes apart: the triangles are apart
             else:
                 assert tri_tri_overlap(ta, tb) == ((i, j) in reported)
+
+
+def test_found_by_the_fuzzer_rays_at_the_vertices_of_a_cube_at_two_to_minus_341():
+    """Seeded regression: the exact edge test multiplies three coordinates, which
+    vanished at 2^-341 (five of 24 rays took the wrong face)."""
+    s = 2.0**-341
+    mesh = TriangleMesh(CUBE.vertices * s, CUBE.faces)
+    rng = np.random.default_rng(0)
+    tris = CUBE.triangles
+    targets = np.concatenate([tris[:, 0], (tris[:, 0] + tris[:, 1]) / 2])
+    origins = rng.integers(-16, 17, (len(targets), 3)) / 8.0
+    dirs = targets - origins
+    want, got = CUBE.raycast(origins, dirs), mesh.raycast(origins * s, dirs)
+    np.testing.assert_array_equal(got.face, want.face)
+    np.testing.assert_array_equal(mesh.contains(origins * s), CUBE.contains(origins))

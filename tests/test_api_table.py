@@ -23,7 +23,7 @@ ENTRIES = ("pair", "many", "scene", "cli")
 TABLE = {
     "any": {"pair", "many", "scene", "cli"},
     "all": {"pair", "many", "scene", "cli"},
-    "contacts": {"pair", "scene", "cli"},
+    "contacts": {"pair", "many", "scene", "cli"},
     "inside": {"pair", "many", "scene", "cli"},
     "distance": {"pair", "many", "scene", "cli"},
 }
@@ -97,6 +97,12 @@ def test_any_all_contacts_distance_pair_and_many(meshes, kinds):
     many = a.intersect_many(b, POSES, mode="all")
     for k, w in enumerate(want):
         np.testing.assert_array_equal(many[1:, many[0] == k], w)
+    rows, segments = a.contacts_many(b, POSES)
+    np.testing.assert_array_equal(rows, many)
+    for k, pose in enumerate(POSES):
+        np.testing.assert_array_equal(
+            segments[rows[0] == k], a.contacts(b, pose).segments
+        )
     dist = a.distance_many(b, POSES).distance
     np.testing.assert_array_equal(dist, [a.distance_brute(b, p)[0] for p in POSES])
 

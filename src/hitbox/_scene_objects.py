@@ -7,9 +7,9 @@ import numbers
 import numpy as np
 
 from hitbox import _validate as v
-from hitbox import obb
+from hitbox import mixed, obb
 from hitbox._kernels import pipeline as _k
-from hitbox._kernels.rigid import ortho_errors
+from hitbox._kernels.obb import rot_error
 from hitbox._types import OBBs, Spheres
 from hitbox.mesh import TriangleMesh
 
@@ -311,7 +311,7 @@ def snap(linear):
     """Rotations snapped to the nearest rotation where they are not one to rounding."""
     out = np.array(linear, dtype=np.float64)
     err = np.empty(len(out))
-    ortho_errors(out, err)
+    rot_error(out, err)
     off = np.flatnonzero(err > 1e-14)
     if len(off):
         u, _, vt = np.linalg.svd(out[off])
@@ -342,3 +342,99 @@ def mesh_volume_brute(mesh_obj, vol, matrix):
         box_rot = np.ascontiguousarray(rot @ vol.rot)
         m = _k.triangles_box(tris, faces, center, vol.half, box_rot, False, found)
     return found[:m]
+
+
+#: Per-object volume kinds a mesh may be given.
+VOLUMES = ("sphere", "aabb", "obb", "kdop14", "kdop18", "kdop26")
+
+_VOLUME_CODE = {
+    "sphere": _k.SPHERE,
+    "aabb": _k.AABB,
+    "kdop14": _k.KDOP14,
+    "kdop18": _k.KDOP18,
+    "kdop26": _k.KDOP26,
+    "obb": _k.OBB,
+}
+
+
+def object_entry(
+    shape, pose, static, velocity, angular_velocity, acceleration,
+    angular_acceleration, group, mask, volume, name,
+):  # fmt: skip
+    """Validate everything add() was given; build the object without touching the
+    scene. Returns (SceneObject, {field: row value})."""
+    if not isinstance(static, bool | np.bool_):
+        raise TypeError(f"static must be a bool, got {type(static).__name__}")
+    static = bool(static)
+    if name is not None and not isinstance(name, str):
+        raise TypeError(f"name must be a str or None, got {type(name).__name__}")
+    rot, trans = check_pose(np.eye(4) if pose is None else pose)
+    motion = check_motion(velocity, angular_velocity, acceleration, angular_acceleration)
+    if static and any(np.any(x != 0) for x in motion.values()):
+        raise ValueError("a static object cannot have a velocity or an acceleration")
+    group = check_bits(group, "group")
+    mask = check_bits(mask, "mask")
+    if volume is not None:
+        volume = v.check_choice(volume, "volume", VOLUMES)
+    obj = make_object(shape, name, static, volume)
+    if obj.kind == MESH:
+        if volume is None:
+            # a dynamic object may be turned by hand (set_pose) at any step: its
+            # volume must move without a refit from every vertex
+            volume = mixed.choose(obj.verts, rotating=not static)
+        obj.volume = volume
+        if volume == "obb":
+            fit = obb.fit(obj.verts, method="hull")
+            obj.model_obb = tuple(np.asarray(x) for x in (fit.center, fit.half, fit.rot))
+    if obj.kind == MESH:
+        shape_data = (
+            dict(zip(("sc", "sh", "sq"), obj.model_obb, strict=True))
+            if obj.model_obb is not None
+            else {}
+        )
+    elif obj.kind == SPHERE:
+        shape_data = {"sc": obj.center, "sr": obj.radius}
+    else:
+        shape_data = {"sc": obj.center, "sh": obj.half, "sq": obj.rot}
+    data = {
+        **shape_data,
+        "rot": rot,
+        "trans": trans,
+        "static": static,
+        "group": group,
+        "mask": mask,
+        "is_mesh": obj.kind == MESH,
+        "vkind": _VOLUME_CODE[obj.volume],
+        "mc": obj.center,
+        "mr": obj.radius,
+        "mbox": model_box(obj),
+        **motion,
+    }
+    return obj, data
+
+
+def check_id(objects, id):
+    """The int id of a live object (``objects``: id -> SceneObject)."""
+    if isinstance(id, bool | np.bool_) or not isinstance(id, numbers.Integral):
+        raise TypeError(f"object ids are ints, got {type(id).__name__}")
+    i = int(id)
+    if i not in objects:
+        raise ValueError(f"unknown object id {i}")
+    return i
+
+
+def check_ids(objects, ids):
+    """(K,) intp of live, distinct object ids."""
+    arr = np.asarray(ids)
+    if arr.dtype == np.bool_ or not np.issubdtype(arr.dtype, np.integer):
+        raise TypeError(f"ids must be an array of ints, got dtype {arr.dtype}")
+    if arr.ndim != 1:
+        raise ValueError(f"ids must be one-dimensional, got shape {arr.shape}")
+    idx = arr.astype(np.intp)
+    for i in idx.tolist():
+        if i not in objects:
+            raise ValueError(f"unknown object id {i} in ids")
+    ordered = np.sort(idx)
+    if np.any(ordered[1:] == ordered[:-1]):
+        raise ValueError("ids must not repeat an object")
+    return idx

@@ -11,25 +11,20 @@ import numba
 import numpy as np
 
 from hitbox import _containment
+from hitbox import _mesh_probe as _probe
 from hitbox import _validate as v
 from hitbox import distance as _distance
 from hitbox._bvh_check import check_points
-from hitbox._kernels import bvh_ray as _ray
-from hitbox._kernels import closest as _closest
 from hitbox._kernels import collide as _collide
 from hitbox._kernels import collide_many as _many
-from hitbox._kernels import inside as _inside
-from hitbox._kernels import point_order as _order
 from hitbox._kernels import self_collide as _self
+from hitbox._mesh_probe import ClosestPoints, MeshRayHits
 from hitbox.bvh import BVH, npz_path, read_file, write_file
-from hitbox.triangle import RayHits
 
 __all__ = ["TriangleMesh", "Contacts", "MeshRayHits", "ClosestPoints", "MODES"]
 
 #: Modes of :meth:`TriangleMesh.intersect`.
 MODES = ("any", "all")
-#: Modes of :meth:`TriangleMesh.raycast`.
-RAY_MODES = ("closest", "any", "all")
 
 #: Default node kind: OBB trees descend least on meshes at arbitrary relative poses.
 NODE = "obb"
@@ -55,30 +50,6 @@ class Contacts(NamedTuple):
 
     faces: np.ndarray
     segments: np.ndarray
-
-
-class MeshRayHits(NamedTuple):
-    """Every hit of every ray (mode ``"all"``), sorted by ray, then t, then face."""
-
-    ray: np.ndarray
-    face: np.ndarray
-    t: np.ndarray
-    u: np.ndarray
-    v: np.ndarray
-
-
-class ClosestPoints(NamedTuple):
-    """The point of the mesh closest to each query point (:meth:`TriangleMesh.closest_point`).
-
-    point : (P, 3) float64, on the surface. distance : (P,) float64. face : (P,) intp, the
-    face it lies on (the lowest index on ties). barycentric : (P, 3) float64, its weights
-    of the face's three vertices (each in [0, 1], summing to 1).
-    """
-
-    point: np.ndarray
-    distance: np.ndarray
-    face: np.ndarray
-    barycentric: np.ndarray
 
 
 class TriangleMesh:
@@ -267,6 +238,14 @@ class TriangleMesh:
         if type(other) is not TriangleMesh or other.bvh.kind != self.bvh.kind:
             _, other = self._pair(other)
         matrix = _matrix(transform)
+        if self._extreme() or other._extreme():  # where products of coordinates fail
+            g = v.pow2_factor(np.array([self._size(), other._size()]), matrix[:3, 3],
+                              safe_exp=v.SQUARES_SAFE_EXP)  # fmt: skip
+            if g != 1.0:
+                scaled = matrix.copy()
+                scaled[:3, 3] *= g
+                return self._twin(g).intersect(other._twin(g), scaled, mode=mode,
+                                               inside=inside)  # fmt: skip
         if mode == "any":
             n = _collide.collide_any(*self._args, *other._args, matrix)
         else:
@@ -324,6 +303,14 @@ class TriangleMesh:
             )
         a, b = self._pair(other)
         rots, transes, _ = v.as_transforms(transforms, "transforms", rigid=True)
+        if self._extreme() or other._extreme():  # as in intersect
+            g = v.pow2_factor(np.array([self._size(), other._size()]), transes,
+                              safe_exp=v.SQUARES_SAFE_EXP)  # fmt: skip
+            if g != 1.0:
+                scaled = np.array(transforms, dtype=np.float64, copy=True)
+                scaled[..., :3, 3] *= g
+                return self._twin(g).intersect_many(other._twin(g), scaled, mode=mode,
+                                                    inside=inside)  # fmt: skip
         counts = np.zeros(len(rots), np.intp)
         threads = numba.get_num_threads()
         # the any mode takes the dealt-chunk kernel on one thread too: measured 13-15 %
@@ -366,6 +353,28 @@ class TriangleMesh:
         """Slow twin of :meth:`self_intersections`: every face pair tested."""
         tris = np.ascontiguousarray(self.triangles)
         return _self.self_pairs_brute(tris, self.faces)
+
+    def contacts_many(self, other, transforms):
+        """:meth:`contacts` for K placements ((K, 4, 4) rigid transforms) in one call:
+        (pairs (3, n) intp, segments (n, 2, 3)) with the rows of
+        ``intersect_many(mode="all")`` (placement, this mesh's face, other's face) and
+        each pair's contact segment in this mesh's frame."""
+        pairs = self.intersect_many(other, transforms, mode="all")
+        segments = np.empty((pairs.shape[1], 2, 3))
+        if not pairs.shape[1]:
+            return pairs, segments
+        rots, transes, _ = v.as_transforms(transforms, "transforms", rigid=True)
+        slot_a = _slots(self.bvh.prim_order, pairs[1])
+        slot_b = _slots(other.bvh.prim_order, pairs[2])
+        # the rows come sorted by placement: one kernel call per placement that touches
+        cuts = np.flatnonzero(np.diff(pairs[0])) + 1
+        for lo, hi in zip(np.r_[0, cuts], np.r_[cuts, pairs.shape[1]], strict=True):
+            k = pairs[0, lo]
+            _collide.contact_segments(
+                self._slot_tris, other._slot_tris, slot_a[lo:hi], slot_b[lo:hi],
+                np.ascontiguousarray(rots[k]), transes[k], segments[lo:hi],
+            )  # fmt: skip
+        return pairs, segments
 
     def intersect_brute(self, other, transform=None):
         """Slow twin of ``intersect(mode="all")``: every triangle pair tested."""
@@ -413,18 +422,7 @@ class TriangleMesh:
         (>= 1/2 in magnitude, Jacobson et al. 2013). Raises ValueError or TypeError on
         points that are not finite (P, 3) or (3,) reals.
         """
-        pts, single = _read_only(v.as_points(points, dim=3, finite=True))
-        if self._closed is None:
-            self._closed = _inside.is_closed(self.faces)
-        if self._closed and len(pts):
-            code = _containment.codes(self._grid, self.bvh, self._slot_tris, pts)
-            out = code == _inside.INSIDE
-            rest = np.flatnonzero(code == _inside.UNDECIDED)
-            if len(rest):
-                out[rest] = self._contains_slow(pts[rest])
-        else:
-            out = self._contains_slow(pts)
-        return bool(out[0]) if single else out
+        return _probe.contains(self, points)
 
     def closest_point(self, points):
         """The point of the surface nearest to each point: a :class:`ClosestPoints`.
@@ -435,60 +433,20 @@ class TriangleMesh:
         ValueError or TypeError on points that are not finite reals of that shape.
         Ericson 2005, §5.1.5, over a BVH walk (:mod:`hitbox._kernels.closest`).
         """
-        pts, single = _read_only(v.as_points(points, dim=3, finite=True))
-        g = self._scale_for(pts, safe_exp=v.SQUARES_SAFE_EXP)
-        if g != 1.0:  # the same problem where products of squares cannot overflow
-            res = self._twin(g).closest_point(pts[0] * g if single else pts * g)
-            return res._replace(point=res.point / g, distance=res.distance / g)
-        n = len(pts)
-        tree = self.bvh
-        if not (n and self.n_faces):
-            q, d = np.full((n, 3), np.nan), np.full(n, np.inf)
-            face, w = np.full(n, -1, np.intp), np.full((n, 3), np.nan)
-            return self._closest_tuple(q, d, face, w, single)
-        # every row is written: each point has a nearest face
-        q, d, slot, w = (
-            np.empty((n, 3)),
-            np.empty(n),
-            np.empty(n, np.intp),
-            np.empty((n, 3)),
-        )
-        # in spatial order, each walk starts from its neighbour's answer, and the nodes
-        # it visits are still in cache
-        order = _order.spatial_order(pts) if n >= _closest.SORT_MIN else np.arange(n)
-        walk = (tree.node_box, tree.node_first, tree.node_count, self._slot_tris)
-        walk += (self._args[-3], tree.prim_order, tree.depth, pts, order, q, d, slot, w)
-        threads = numba.get_num_threads()
-        if n >= _closest.PARALLEL_MIN and threads > 1:
-            _closest.closest_parallel(*walk, threads)
-        else:
-            _closest.closest(*walk)
-        face = tree.prim_order[slot]
-        return self._closest_tuple(q, d, face, w, single)
+        return _probe.closest_point(self, points)
 
     def closest_point_brute(self, points):
         """Slow twin of :meth:`closest_point`: every point against every face."""
-        pts, single = v.as_points(points, dim=3, finite=True)
-        n = len(pts)
-        q, d = np.full((n, 3), np.nan), np.full(n, np.inf)
-        face, w = np.full(n, -1, np.intp), np.full((n, 3), np.nan)
-        if n and self.n_faces:
-            _closest.closest_brute(self.triangles, pts, q, d, face, w)
-        return self._closest_tuple(q, d, face, w, single)
+        return _probe.closest_point_brute(self, points)
 
     def signed_distance(self, points):
         """(P,) float64 (a float for one point): minus the distance to the surface for
         points inside (:meth:`contains`), plus outside, 0 on the surface."""
-        pts, single = v.as_points(points, dim=3, finite=True)
-        d = self.closest_point(pts).distance
-        out = np.where(self.contains(pts) & (d > 0), -d, d)
-        return float(out[0]) if single else out
+        return _probe.signed_distance(self, points)
 
     def winding_number(self, points):
         """Generalised winding number of the mesh at each point: ~1 inside, ~0 outside."""
-        pts, single = v.as_points(points, dim=3, finite=True)
-        w = self._winding(pts)
-        return float(w[0]) if single else w
+        return _probe.winding_number(self, points)
 
     def raycast(self, origins, directions, *, t_max=np.inf, mode="closest"):
         """Cast rays against the mesh (watertight: no ray slips through a shared edge).
@@ -507,55 +465,21 @@ class TriangleMesh:
         ``"all"``: :class:`MeshRayHits` of every hit. The hit point is
         ``(1 - u - v) a + u b + v c`` of the face's vertices a, b, c.
         """
-        mode = v.check_choice(mode, "mode", RAY_MODES)
-        rays, single = v.as_rays(origins, directions, t_max, dim=3)
-        g = self._scale_for(rays.origin)
-        h = v.pow2_factor(rays.direction)
-        if g != 1.0 or h != 1.0:  # where squares of coordinates overflow or vanish
-            return self._raycast_scaled(rays, single, mode, g, h)
-        n = len(rays.origin)
-        tree = self.bvh
-        # rays cull on the nodes' exact boxes, whatever the tree's own volume kind
-        walk = (
-            tree.node_box,
-            tree.node_first,
-            tree.node_count,
-            self._slot_tris,
-            tree.depth,
-        )
-        walk += (rays.origin, rays.direction, rays.t_max)
-        if mode == "all":
-            counts = np.zeros(n + 1, np.intp)
-            if n and tree.n_nodes:
-                _ray.count_all(*walk, counts)
-            offsets = np.cumsum(counts)
-            total = int(offsets[-1])
-            face = np.empty(total, np.intp)
-            t, u, vv = np.empty(total), np.empty(total), np.empty(total)
-            if total:
-                _ray.fill_all(*walk, offsets, face, t, u, vv)
-            ray = np.repeat(np.arange(n), counts[1:])
-            face = tree.prim_order[face] if total else face
-            order = np.lexsort((face, t, ray))
-            return MeshRayHits(ray[order], face[order], t[order], u[order], vv[order])
-        t = np.full(n, np.inf)
-        face = np.full(n, -1, np.intp)
-        u, vv = np.zeros(n), np.zeros(n)
-        if n and tree.n_nodes:
-            kernel = _ray.cast_parallel if n >= _ray.PARALLEL_MIN else _ray.cast
-            kernel(*walk, mode == "any", t, face, u, vv)
-        hit = face >= 0
-        face[hit] = tree.prim_order[face[hit]]
-        out = RayHits(hit, t, face, u, vv)
-        if single:
-            return RayHits(*(x[0].item() for x in out))
-        return out
+        return _probe.raycast(self, origins, directions, t_max=t_max, mode=mode)
 
     def _size(self):
         """The largest |coordinate| of the vertices (0 for no faces), kept."""
         if self._magnitude is None:
             self._magnitude = float(np.abs(self.vertices).max()) if self.n_faces else 0.0
         return self._magnitude
+
+    def _extreme(self):
+        """Whether the coordinates leave [2**-100, 2**100], where products of three of
+        them may overflow or vanish."""
+        size = self._size()
+        return size != 0.0 and not (
+            2.0**-v.SQUARES_SAFE_EXP <= size <= 2.0**v.SQUARES_SAFE_EXP
+        )
 
     def _scale_for(self, *arrays, safe_exp=None):
         """The power of two that brings this mesh and ``arrays`` to safe magnitudes."""
@@ -568,31 +492,13 @@ class TriangleMesh:
             twin = self._twins[g] = self.scaled(g) if g != 1.0 else self
         return twin
 
-    def _raycast_scaled(self, rays, single, mode, g, h):
-        """:meth:`raycast` of the same problem with lengths times g and directions times
-        h (powers of two: exact), the hits' t mapped back; hits and faces are the same."""
-        out = self._twin(g).raycast(rays.origin * g, rays.direction * h,
-                           t_max=rays.t_max * (g / h), mode=mode)  # fmt: skip
-        out = out._replace(t=out.t * (h / g))
-        if single:
-            return RayHits(*(x[0].item() for x in out))
-        return out
-
     def query(self, volumes):
         """Faces whose bounding box overlaps each query volume (see :meth:`BVH.query`)."""
         return self.bvh.query(volumes)
 
-    @staticmethod
-    def _closest_tuple(q, d, face, w, single):
-        if single:
-            return ClosestPoints(q[0], float(d[0]), int(face[0]), w[0])
-        return ClosestPoints(q, d, face, w)
-
     def _contains_slow(self, pts):
         """Generalised winding number >= 1/2 in magnitude, or on the surface."""
-        return (np.abs(self._winding(pts)) >= 0.5) | self._on_surface(pts)
-
-    # -- helpers ---------------------------------------------------------------------------
+        return _probe.contains_slow(self, pts)
 
     def _pair(self, other):
         if not isinstance(other, TriangleMesh):
@@ -609,30 +515,6 @@ class TriangleMesh:
     def _faces(self, other, slots):
         faces = np.stack([self.bvh.prim_order[slots[0]], other.bvh.prim_order[slots[1]]])
         return np.ascontiguousarray(faces[:, np.lexsort((faces[1], faces[0]))])
-
-    def _winding(self, pts):
-        out = np.zeros(len(pts))
-        if len(pts) and self.n_faces:
-            _collide.winding_numbers(self._slot_tris, pts, out)
-        return out
-
-    def _on_surface(self, pts):
-        """Points lying on a face: zero-size query boxes, then the exact point test."""
-        if not len(pts) or not self.n_faces:
-            return np.zeros(len(pts), bool)
-        from hitbox import triangle
-
-        boxes = np.stack([pts, pts], axis=1)
-        q, f = self.bvh.query(boxes)
-        degenerate = np.repeat(pts[q][:, None], 3, axis=1)
-        touching = (
-            triangle.overlap(self.triangles[f], degenerate)
-            if len(q)
-            else np.zeros(0, bool)
-        )
-        out = np.zeros(len(pts), bool)
-        out[q[touching]] = True
-        return out
 
     def _contains_many(self, other, rots, transes, apart):
         """For the placements flagged ``apart`` (no surface crossing): is one mesh inside
@@ -688,15 +570,6 @@ def _restore(vertices, faces, bvh, closed):
     mesh = TriangleMesh(vertices, faces, bvh=bvh)
     mesh._closed = closed
     return mesh
-
-
-def _read_only(checked):
-    """(points, single) with the points as a read-only view: the kernels then compile
-    once, whether the caller's array was writable or not."""
-    pts, single = checked
-    view = pts.view()
-    view.flags.writeable = False
-    return view, single
 
 
 def _apply(rot, trans, points):

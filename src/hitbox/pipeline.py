@@ -49,8 +49,8 @@ import time
 
 import numpy as np
 
+from hitbox import _scene_brute as _brute
 from hitbox import _validate as v
-from hitbox import mixed, obb
 from hitbox import scene_queries as _queries
 from hitbox._kernels import pipeline as _k
 from hitbox._kernels import scene as _ks
@@ -59,8 +59,9 @@ from hitbox._scene_buffers import SceneBuffers
 from hitbox._scene_objects import (
     ALL_BITS,
     MESH,
-    SPHERE,
-    check_bits,
+    VOLUMES,
+    check_id,
+    check_ids,
     check_motion,
     check_pose,
     check_real,
@@ -71,11 +72,8 @@ from hitbox._scene_objects import (
     lift_spin2,
     lift_vector2,
     lower_pose2,
-    make_object,
-    mesh_volume_brute,
-    model_box,
+    object_entry,
     snap,
-    world_shapes,
 )
 from hitbox._scene_results import (
     NO_OFFSETS,
@@ -83,7 +81,6 @@ from hitbox._scene_results import (
     RunResult,
     StepResult,
     StepStats,
-    collect,
     zero_offsets,
 )
 
@@ -95,20 +92,9 @@ MODES = ("any", "all", "contacts")
 RUN_MODES = ("any", "all")
 #: Broad-phase sweeps over the objects (see :class:`Scene`).
 BROADPHASES = ("auto", "sap", "brute")
-#: Per-object volume kinds a mesh may be given.
-VOLUMES = ("sphere", "aabb", "obb", "kdop14", "kdop18", "kdop26")
 #: ``broadphase="auto"`` tests every dynamic pair up to this many dynamic objects, where
 #: keeping a sorted order costs more than it saves; sort-and-sweep above.
 SMALL = 128
-
-_VOLUME_CODE = {
-    "sphere": _k.SPHERE,
-    "aabb": _k.AABB,
-    "kdop14": _k.KDOP14,
-    "kdop18": _k.KDOP18,
-    "kdop26": _k.KDOP26,
-    "obb": _k.OBB,
-}
 
 
 class Scene:
@@ -220,7 +206,7 @@ class Scene:
             velocity = lift_vector2(velocity, "velocity")
             angular_velocity = lift_spin2(angular_velocity)
             acceleration = lift_vector2(acceleration, "acceleration")
-        obj, data = self._make(
+        obj, data = object_entry(
             shape, pose, static, velocity, angular_velocity, acceleration,
             angular_acceleration, group, mask, volume, name,
         )  # fmt: skip
@@ -243,7 +229,7 @@ class Scene:
 
     def remove(self, id):
         """Remove an object; its id becomes unknown."""
-        i = self._check_id(id)
+        i = check_id(self._objects, id)
         self._changed()
         del self._objects[i]
         self._t["epoch"][i] += 1
@@ -254,7 +240,7 @@ class Scene:
 
     def set_pose(self, id, pose):
         """Move an object by hand (static objects too); wakes every pair it is in."""
-        i = self._check_id(id)
+        i = check_id(self._objects, id)
         self._changed()
         rot, trans = check_pose(lift_pose2(pose) if self.dim == 2 else pose)
         t = self._t
@@ -266,7 +252,7 @@ class Scene:
         """Move many objects by hand in one call: ``ids (K,)`` live object ids, each once,
         and ``poses (K, 4, 4)`` rigid poses (rotations snapped as :meth:`add` does).
         Wakes every pair of each. Nothing moves unless every id and pose is valid."""
-        idx = self._check_ids(ids)
+        idx = check_ids(self._objects, ids)
         self._changed()
         if self.dim == 2:
             poses = lift_poses2(poses)
@@ -289,7 +275,7 @@ class Scene:
     ):
         """Change a dynamic object's motion (arguments left as None keep their value);
         wakes every pair it is in."""
-        i = self._check_id(id)
+        i = check_id(self._objects, id)
         self._changed()
         if self.dim == 2:
             velocity = lift_vector2(velocity, "velocity")
@@ -307,7 +293,7 @@ class Scene:
         """Change many dynamic objects' linear and angular velocities in one call:
         ``(K, 3)`` arrays, None keeps the current values; wakes their pairs. Nothing
         changes unless every argument is valid."""
-        idx = self._check_ids(ids)
+        idx = check_ids(self._objects, ids)
         self._changed()
         new = {}
         for key, value, name in (
@@ -333,7 +319,7 @@ class Scene:
 
     def ignore(self, id_a, id_b):
         """Never report the pair (id_a, id_b) (trimesh issue 2454's ignore list)."""
-        i, j = self._check_id(id_a), self._check_id(id_b)
+        i, j = check_id(self._objects, id_a), check_id(self._objects, id_b)
         if i == j:
             raise ValueError(f"cannot ignore the pair of object {i} with itself")
         key = (min(i, j) << 32) | max(i, j)
@@ -342,7 +328,7 @@ class Scene:
 
     def pose(self, id):
         """The object's current (4, 4) pose."""
-        i = self._check_id(id)
+        i = check_id(self._objects, id)
         self._materialize()
         rot, trans = self._t["rot"][i], self._t["trans"][i]
         if self.dim == 2:
@@ -353,11 +339,11 @@ class Scene:
 
     def volume(self, id):
         """The object's per-object volume kind."""
-        return self._objects[self._check_id(id)].volume
+        return self._objects[check_id(self._objects, id)].volume
 
     def name(self, id):
         """The name given to :meth:`add` (or None)."""
-        return self._objects[self._check_id(id)].name
+        return self._objects[check_id(self._objects, id)].name
 
     @property
     def ids(self):
@@ -572,173 +558,9 @@ class Scene:
         """Slow twin of :meth:`query`: every pair (but static-static) that groups, masks
         and the ignore list allow, tested exactly with no pretreatment, no broad phase,
         no volumes and no BVH (meshes: every triangle pair). Schedules are untouched."""
-        mode = v.check_choice(mode, "mode", MODES)
-        self._materialize()
-        self._refresh_lists()
-        ids = self._ids
-        t = self._t
-        if len(ids) < 2:
-            cand = np.empty((2, 0), np.intp)
-        else:
-            a, b = np.triu_indices(len(ids), 1)
-            cand = np.stack([ids[a], ids[b]])
-        static = t["static"] != 0
-        both_static = static[cand[0]] & static[cand[1]]
-        cand = cand[:, ~both_static]
-        group, mask = t["group"], t["mask"]
-        ok = ((group[cand[0]] & mask[cand[1]]) != 0) & (
-            (group[cand[1]] & mask[cand[0]]) != 0
-        )
-        keys = (cand[0].astype(np.int64) << 32) | cand[1]
-        ok &= ~np.isin(keys, self._ignore)
-        cand = np.ascontiguousarray(cand[:, ok])
-        is_mesh = t["is_mesh"] != 0
-        plain = ~(is_mesh[cand[0]] | is_mesh[cand[1]])
-        contacts = [None] * cand.shape[1]
-        for k in np.flatnonzero(~plain).tolist():
-            contacts[k] = self._exact(int(cand[0, k]), int(cand[1, k]))
-        touching = np.full((2, 1), -1, np.intp)
-        for k in np.flatnonzero(plain)[self._plain_overlap(cand[:, plain])].tolist():
-            contacts[k] = touching
-        hits = np.array([c is not None for c in contacts], dtype=bool)
-        pairs, tris, offsets = collect(
-            cand, hits, contacts, "any" if mode == "any" else "all"
-        )
-        n_ids, n = len(ids), cand.shape[1]
-        stats = StepStats(
-            self._time, n_ids, n_ids * (n_ids - 1) // 2, int(both_static.sum()), 0,
-            int((~ok).sum()), 0, 0, 0, n, 0, n, pairs.shape[1], 0.0,
-        )  # fmt: skip
-        result = StepResult(pairs, tris, offsets, None)
-        result._stats = stats
-        return result
-
-    # -- the exact twin ------------------------------------------------------------------
-
-    def _exact(self, i, j):
-        """Pair (i, j) with a mesh, tested exactly with no tree: (2, m) contacts, or
-        None."""
-        oi, oj = self._objects[i], self._objects[j]
-        rot, trans = self._t["rot"], self._t["trans"]
-        if oi.kind == MESH and oj.kind == MESH:
-            faces = oi.mesh.intersect_brute(oj.mesh, _k.relative(rot, trans, i, j))
-            return faces if faces.shape[1] else None
-        flip = oi.kind != MESH
-        mesh_obj, vol = (oj, oi) if flip else (oi, oj)
-        matrix = _k.relative(rot, trans, j, i) if flip else _k.relative(rot, trans, i, j)
-        faces = mesh_volume_brute(mesh_obj, vol, matrix)
-        if not len(faces):
-            return None
-        out = np.full((2, len(faces)), -1, np.intp)
-        out[1 if flip else 0] = faces
-        return out
-
-    def _plain_overlap(self, pairs):
-        """(n,) bool: do the plain volumes of each pair overlap (world shapes, the
-        public cross-kind tests, one call per pair of kinds)?"""
-        out = np.zeros(pairs.shape[1], bool)
-        if not pairs.shape[1]:
-            return out
-        rot, trans = self._t["rot"], self._t["trans"]
-        kinds = {i: self._objects[i].kind == SPHERE for i in np.unique(pairs).tolist()}
-        for a_sphere in (True, False):
-            for b_sphere in (True, False):
-                sel = np.array(
-                    [kinds[i] == a_sphere and kinds[j] == b_sphere
-                     for i, j in pairs.T.tolist()], dtype=bool,
-                )  # fmt: skip
-                if sel.any():
-                    a = world_shapes([self._objects[i] for i in pairs[0, sel].tolist()],
-                                      rot[pairs[0, sel]], trans[pairs[0, sel]])  # fmt: skip
-                    b = world_shapes([self._objects[j] for j in pairs[1, sel].tolist()],
-                                      rot[pairs[1, sel]], trans[pairs[1, sel]])  # fmt: skip
-                    out[sel] = mixed.overlap(a, b)
-        return out
+        return _brute.query_brute(self, mode, MODES)
 
     # -- bookkeeping ---------------------------------------------------------------------
-
-    def _make(
-        self, shape, pose, static, velocity, angular_velocity, acceleration,
-        angular_acceleration, group, mask, volume, name,
-    ):  # fmt: skip
-        """Validate everything add() was given; build the object without touching the
-        scene. Returns (SceneObject, {field: row value})."""
-        if not isinstance(static, bool | np.bool_):
-            raise TypeError(f"static must be a bool, got {type(static).__name__}")
-        static = bool(static)
-        if name is not None and not isinstance(name, str):
-            raise TypeError(f"name must be a str or None, got {type(name).__name__}")
-        rot, trans = check_pose(np.eye(4) if pose is None else pose)
-        motion = check_motion(
-            velocity, angular_velocity, acceleration, angular_acceleration
-        )
-        if static and any(np.any(x != 0) for x in motion.values()):
-            raise ValueError("a static object cannot have a velocity or an acceleration")
-        group = check_bits(group, "group")
-        mask = check_bits(mask, "mask")
-        if volume is not None:
-            volume = v.check_choice(volume, "volume", VOLUMES)
-        obj = make_object(shape, name, static, volume)
-        if obj.kind == MESH:
-            if volume is None:
-                # a dynamic object may be turned by hand (set_pose) at any step: its
-                # volume must move without a refit from every vertex
-                volume = mixed.choose(obj.verts, rotating=not static)
-            obj.volume = volume
-            if volume == "obb":
-                fit = obb.fit(obj.verts, method="hull")
-                obj.model_obb = tuple(
-                    np.asarray(x) for x in (fit.center, fit.half, fit.rot)
-                )
-        if obj.kind == MESH:
-            shape_data = (
-                dict(zip(("sc", "sh", "sq"), obj.model_obb, strict=True))
-                if obj.model_obb is not None
-                else {}
-            )
-        elif obj.kind == SPHERE:
-            shape_data = {"sc": obj.center, "sr": obj.radius}
-        else:
-            shape_data = {"sc": obj.center, "sh": obj.half, "sq": obj.rot}
-        data = {
-            **shape_data,
-            "rot": rot,
-            "trans": trans,
-            "static": static,
-            "group": group,
-            "mask": mask,
-            "is_mesh": obj.kind == MESH,
-            "vkind": _VOLUME_CODE[obj.volume],
-            "mc": obj.center,
-            "mr": obj.radius,
-            "mbox": model_box(obj),
-            **motion,
-        }
-        return obj, data
-
-    def _check_id(self, id):
-        if isinstance(id, bool | np.bool_) or not isinstance(id, numbers.Integral):
-            raise TypeError(f"object ids are ints, got {type(id).__name__}")
-        i = int(id)
-        if i not in self._objects:
-            raise ValueError(f"unknown object id {i}")
-        return i
-
-    def _check_ids(self, ids):
-        """(K,) intp of live, distinct object ids."""
-        arr = np.asarray(ids)
-        if arr.dtype == np.bool_ or not np.issubdtype(arr.dtype, np.integer):
-            raise TypeError(f"ids must be an array of ints, got dtype {arr.dtype}")
-        if arr.ndim != 1:
-            raise ValueError(f"ids must be one-dimensional, got shape {arr.shape}")
-        idx = arr.astype(np.intp)
-        for i in idx.tolist():
-            if i not in self._objects:
-                raise ValueError(f"unknown object id {i} in ids")
-        ordered = np.sort(idx)
-        if np.any(ordered[1:] == ordered[:-1]):
-            raise ValueError("ids must not repeat an object")
-        return idx
 
     def _refresh_lists(self):
         """Id lists, the moving set, the sweep and the default threshold, after objects

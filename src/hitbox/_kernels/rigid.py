@@ -28,13 +28,6 @@ def ortho_error(rot):
     return err
 
 
-@njit(cache=True, nogil=True)
-def ortho_errors(rots, out):
-    """:func:`ortho_error` of each of the (K, 3, 3) matrices into ``out`` (K,)."""
-    for k in range(len(rots)):
-        out[k] = ortho_error(rots[k])
-
-
 @njit(inline="always")
 def is_rotation(rot):
     """rot (3, 3): columns orthonormal to RIGID_TOL and det > 0."""
