@@ -21,6 +21,7 @@ import time
 
 import numpy as np
 
+from benchmarks.timing import measure
 from hitbox import convex as cx
 
 REPEATS = 3
@@ -39,14 +40,9 @@ def run(quick=False):
     return rows
 
 
-def _best(fn, repeats=REPEATS):
-    fn()
-    best = np.inf
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - t0)
-    return best
+def _best_of(fn, repeats=REPEATS):
+    """Least seconds of ``repeats`` calls (timing.measure, 1 untimed first)."""
+    return measure(fn, repeats, warmup=1)[0]
 
 
 def _rotations(rng, n):
@@ -144,10 +140,10 @@ def _compare(coal, name, n, a, b, ga, tf_a, gb, tf_b):
         return [coal.collide(ga[k], tf_a[k], gb[k], tf_b[k], creq, coal.CollisionResult())
                 for k in range(subset)]  # fmt: skip
 
-    t_dist = _best(lambda: cx.distance(a, b))
-    t_hit = _best(lambda: cx.intersects(a, b))
-    t_coal_dist = _best(coal_distance, 1) / subset
-    t_coal_hit = _best(coal_collide, 1) / subset
+    t_dist = _best_of(lambda: cx.distance(a, b))
+    t_hit = _best_of(lambda: cx.intersects(a, b))
+    t_coal_dist = _best_of(coal_distance, 1) / subset
+    t_coal_hit = _best_of(coal_collide, 1) / subset
     ours = cx.distance(a, b).distance[:subset]
     theirs = np.maximum(np.array(coal_distance()), 0.0)
     sep = (ours > 0) & (theirs > 0)
@@ -202,7 +198,7 @@ def _penetration(coal, rng, quick):
 
 def _pen_row(coal, name, a, b, exact, geoms):
     n, check = len(a.kind), len(exact)
-    t = _best(lambda: cx.penetration(a, b))
+    t = _best_of(lambda: cx.penetration(a, b))
     pen = cx.penetration(a, b)
     depth = np.array([e[0] for e in exact])
     normal = np.array([e[1] for e in exact])

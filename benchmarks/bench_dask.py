@@ -22,10 +22,10 @@ the two 5k tori). Not measured beyond 2 workers.
 
 import os
 import pickle
-import time
 
 import numpy as np
 
+from benchmarks.timing import measure
 from hitbox import shapes
 
 
@@ -40,13 +40,9 @@ def _poses(n, seed=0):
     return out
 
 
-def _best(fn, repeats):
-    best = np.inf
-    for _ in range(repeats):
-        start = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - start)
-    return best
+def _best_of(fn, repeats=1):
+    """Least seconds of ``repeats`` calls (timing.measure, 0 untimed first)."""
+    return measure(fn, repeats, warmup=0)[0]
 
 
 def run(quick=False):
@@ -59,7 +55,7 @@ def run(quick=False):
     a, b = shapes.torus(5000), shapes.torus(5000)
     poses = _poses(n)
     expected = a.intersect_many(b, poses)  # compiles, and warms the on-disk cache
-    here = _best(lambda: a.intersect_many(b, poses), repeats)
+    here = _best_of(lambda: a.intersect_many(b, poses), repeats)
     rows = [{
         "case": "in-process", "impl": "hitbox", "workers": 0, "poses": n,
         "seconds": here, "poses_per_s": n / here, "colliding": int(expected.sum()),
@@ -77,12 +73,12 @@ def run(quick=False):
             cast = cast.rechunk((chunk, 4, 4)).persist()
             check = hd.intersect_many(a, b, cast, client=client).compute()  # warm up
             assert np.array_equal(check, expected)
-            seconds = _best(
+            seconds = _best_of(
                 lambda cast=cast, c=client: hd.intersect_many(a, b, cast, client=c)
                 .compute(), repeats,
             )  # fmt: skip
             tiny = da.from_array(poses[:200], chunks=1).persist()
-            tiny_s = _best(
+            tiny_s = _best_of(
                 lambda t=tiny, c=client: hd.intersect_many(a, b, t, client=c).compute(),
                 repeats,
             )  # fmt: skip
