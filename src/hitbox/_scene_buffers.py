@@ -11,6 +11,7 @@ import numpy as np
 
 from hitbox._kernels import scene as _ks
 from hitbox._kernels import scene_layout as _kl
+from hitbox._kernels.witness import slot_neighbours, tree_links
 
 _EMPTY_PAIRS = np.empty((2, 0), np.intp)
 _ZERO_OFFSETS = np.zeros(1, np.intp)
@@ -105,17 +106,21 @@ class SceneBuffers:
             parts = (
                 (_kl.M_BV0, bv0), (_kl.M_BV1, bv1), (_kl.M_BV2, bv2),
                 (_kl.M_NBOX, mesh.bvh.node_box), (_kl.M_TRIS, tris),
-                (_kl.M_SBOX, sbox), (_kl.M_VERT, verts),
+                (_kl.M_SBOX, sbox), (_kl.M_VERT, verts.T),
                 (_kl.M_MAG, np.array([mag], dtype=np.float64)),
             )  # fmt: skip
             for col, arr in parts:
                 meta[t, col] = f_at
                 floats.append(np.ravel(arr))
                 f_at += arr.size
+            order = mesh.bvh.prim_order
+            parent, leaf = tree_links(first, count)
             for col, arr in ((_kl.M_FIRST, first), (_kl.M_COUNT, count),
-                             (_kl.M_ORDER, mesh.bvh.prim_order)):  # fmt: skip
+                             (_kl.M_ORDER, order),
+                             (_kl.M_ADJ, slot_neighbours(mesh.faces, order)),
+                             (_kl.M_PARENT, parent), (_kl.M_LEAF, leaf)):  # fmt: skip
                 meta[t, col] = i_at
-                ints.append(arr.astype(np.int64))
+                ints.append(np.ravel(arr).astype(np.int64))
                 i_at += arr.size
             meta[t, _kl.M_NODES] = len(first)
             meta[t, _kl.M_SLOTS] = len(tris)

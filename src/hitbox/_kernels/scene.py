@@ -102,10 +102,16 @@ from hitbox._kernels.scene_layout import (
     f1,
     f2,
     f3,
+    find_key,
     i1,
     kinematics,
 )
-from hitbox._kernels.scene_narrow import fresh_volume, narrow_pair, volumes_meet
+from hitbox._kernels.scene_narrow import (
+    fresh_volume,
+    narrow_pair,
+    pair_witness,
+    volumes_meet,
+)
 from hitbox._kernels.slabs import slab_overlap
 
 # -- the pair memory ---------------------------------------------------------------------
@@ -414,6 +420,33 @@ def step(
             continue
         if v != CANDIDATE:
             continue
+        tried = first_only and mesh_i and mesh_j and not swept
+        if tried:  # a crossing pair near the last one settles it before any volume
+            wit_a, wit_b, n_front = pair_witness(
+                i, j, key, fb, ib, cap, tf, ti, meta, mem_i, cur, n_mem, front[cur],
+                front[nxt, front_at:], front[2],
+            )  # fmt: skip
+            if wit_a >= 0:
+                for stage in (C_VOL, C_VOL_PASSED, C_NARROW):
+                    ctl[stage] += 1
+                if tracing:
+                    _trace_pair(out_i, ctl, trace_base, 1, i, j)
+                    _trace_pair(out_i, ctl, trace_base, 2, i, j)
+                if n_front < 0:
+                    ctl[C_NEED_FRONT] = 2 * front.shape[1]
+                    n_front = 0
+                root = mem_i[cur, find_key(mem_i, cur, n_mem, key), 8]
+                n_new = _remember(
+                    mem_i, mem_f, nxt, n_new, key, epoch, i, j, wit_a, wit_b, -np.inf,
+                    front_at, n_front, root,
+                )  # fmt: skip
+                front_at += n_front
+                out_i[n_hits] = i
+                out_i[cap_p + n_hits] = j
+                out_i[2 * cap_p + n_hits] = n_tris
+                toi[n_hits] = dt
+                n_hits += 1
+                continue
         if (mesh_i or mesh_j) and not swept:
             ctl[C_VOL] += 1
             if tracing:
@@ -429,6 +462,7 @@ def step(
         m, hit_time, wit_a, wit_b, n_front, root = narrow_pair(
             i, j, key, fb, ib, cap, tf, ti, meta, mem_i, cur, n_mem, front[cur],
             front[nxt, front_at:], front[2], first_only, swept, dt, tris_out, n_tris,
+            tried,
         )  # fmt: skip
         if n_front < 0:
             ctl[C_NEED_FRONT] = 2 * front.shape[1]  # for the next step

@@ -65,7 +65,7 @@ STATIC, IS_MESH, VKIND, GROUP, MASK, EPOCH, VERSION, BVER, VOLVER, TREE, NI = ra
 #: Columns of the tree table: sizes, then offsets into tree_f and tree_i.
 M_NODES, M_SLOTS, M_VERTS, M_DEPTH = 0, 1, 2, 3
 M_BV0, M_BV1, M_BV2, M_NBOX, M_TRIS, M_SBOX, M_VERT, M_MAG = 5, 6, 7, 8, 9, 10, 11, 12
-M_FIRST, M_COUNT, M_ORDER, M_COLS = 13, 14, 15, 16
+M_FIRST, M_COUNT, M_ORDER, M_ADJ, M_PARENT, M_LEAF, M_COLS = 13, 14, 15, 16, 17, 18, 19
 
 #: ``ctl`` layout: buffer state, capacities, counts, needs, then the id lists.
 C_CUR, C_MEM_N, C_MEM_CAP, C_PAIR_CAP, C_TRI_CAP, C_TRACE_CAP = 0, 1, 2, 3, 4, 5
@@ -180,6 +180,24 @@ def tree_walk_arrays(tf, ti, meta, t):
         tf[tr : tr + 9 * s].reshape((s, 3, 3)),
         tf[sb : sb + 6 * s].reshape((s, 2, 3)),
     )
+
+
+@njit(inline="always")
+def tree_neighbours(ti, meta, t):
+    """Tree t's slot neighbours (S, 3): the slots sharing each edge, -1 for none
+    (:func:`hitbox._kernels.witness.slot_neighbours`)."""
+    s = meta[t, M_SLOTS]
+    o = meta[t, M_ADJ]
+    return ti[o : o + 3 * s].reshape((s, 3))
+
+
+@njit(inline="always")
+def tree_links(ti, meta, t):
+    """Tree t's node parents (M,) and the leaf of each slot (S,)
+    (:func:`hitbox._kernels.witness.tree_links`)."""
+    p = meta[t, M_PARENT]
+    q = meta[t, M_LEAF]
+    return ti[p : p + meta[t, M_NODES]], ti[q : q + meta[t, M_SLOTS]]
 
 
 @njit(inline="always")

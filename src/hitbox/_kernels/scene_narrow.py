@@ -69,6 +69,8 @@ from hitbox._kernels.scene_layout import (
     obb_parts,
     relative_scratch,
     tree_arrays,
+    tree_links,
+    tree_neighbours,
     tree_walk_arrays,
 )
 from hitbox._kernels.sphere_box import sphere_aabb, sphere_obb
@@ -76,6 +78,7 @@ from hitbox._kernels.sphere_kdop import sphere_kdop
 from hitbox._kernels.sphere_overlap import sphere_overlap
 from hitbox._kernels.triangle_overlap import tri_tri_overlap
 from hitbox._kernels.triangle_points import load, load_xf
+from hitbox._kernels.witness import local_walk, witness_search
 
 # -- per-object volumes ------------------------------------------------------------------
 
@@ -100,27 +103,43 @@ def _slab_axes(kind):
     return AX26
 
 
+@njit(cache=True, nogil=True, fastmath={"nnan", "ninf", "nsz"})
+def _slab_range(x, y, z, mx, my, mz):
+    """(min, max) of mx x + my y + mz z over the columns: one pass the compiler
+    vectorises (finite inputs: the flags only let it reorder min and max)."""
+    lo = np.inf
+    hi = -np.inf
+    for v in range(len(x)):
+        p = mx * x[v] + my * y[v] + mz * z[v]
+        lo = min(lo, p)
+        hi = max(hi, p)
+    return lo, hi
+
+
 @njit(cache=True, nogil=True)
-def _refit(verts, rot, trans, o, axes, out):
-    """Slabs of object o's moved vertices along ``axes``, widened by PAD
-    (pipeline.refit_slabs, in place on row o)."""
-    n_slabs = axes.shape[0]
-    for k in range(n_slabs):
-        out[o, 0, k] = np.inf
-        out[o, 1, k] = -np.inf
-    for v in range(len(verts)):
-        x, y, z = verts[v, 0], verts[v, 1], verts[v, 2]
-        px = trans[o, 0] + rot[o, 0, 0] * x + rot[o, 0, 1] * y + rot[o, 0, 2] * z
-        py = trans[o, 1] + rot[o, 1, 0] * x + rot[o, 1, 1] * y + rot[o, 1, 2] * z
-        pz = trans[o, 2] + rot[o, 2, 0] * x + rot[o, 2, 1] * y + rot[o, 2, 2] * z
-        for k in range(n_slabs):
-            p = axes[k, 0] * px + axes[k, 1] * py + axes[k, 2] * pz
-            out[o, 0, k] = min(out[o, 0, k], p)
-            out[o, 1, k] = max(out[o, 1, k], p)
-    for k in range(n_slabs):
-        pad = PAD * (abs(out[o, 0, k]) + abs(out[o, 1, k]))
-        out[o, 0, k] -= pad
-        out[o, 1, k] += pad
+def _refit(xyz, mag, rot, trans, o, axes, out):
+    """Slabs of object o's moved vertices along ``axes``, in place on row o.
+
+    ``xyz``: the model vertices as (3, V) rows x, y, z; ``mag`` bounds their
+    coordinates. Each axis a is turned into the model frame, so a slab is
+    (R^T a) . x + a . t over the model vertices; it is widened by PAD of every
+    magnitude that enters the sums, far above their rounding and above the rounding of
+    the moved vertices the narrow phase sees.
+    """
+    for k in range(axes.shape[0]):
+        a0, a1, a2 = axes[k, 0], axes[k, 1], axes[k, 2]
+        mx = rot[o, 0, 0] * a0 + rot[o, 1, 0] * a1 + rot[o, 2, 0] * a2
+        my = rot[o, 0, 1] * a0 + rot[o, 1, 1] * a1 + rot[o, 2, 1] * a2
+        mz = rot[o, 0, 2] * a0 + rot[o, 1, 2] * a1 + rot[o, 2, 2] * a2
+        lo, hi = _slab_range(xyz[0], xyz[1], xyz[2], mx, my, mz)
+        off = a0 * trans[o, 0] + a1 * trans[o, 1] + a2 * trans[o, 2]
+        spread = abs(a0 * trans[o, 0]) + abs(a1 * trans[o, 1]) + abs(a2 * trans[o, 2])
+        spread += (abs(mx) + abs(my) + abs(mz) + abs(a0) + abs(a1) + abs(a2)) * mag
+        lo += off
+        hi += off
+        pad = PAD * (abs(lo) + abs(hi) + spread)
+        out[o, 0, k] = lo - pad
+        out[o, 1, k] = hi + pad
 
 
 @njit(cache=True, nogil=True)
@@ -139,15 +158,16 @@ def fresh_volume(o, fb, ib, cap, tf, meta):
         t = i1(ib, cap, TREE)[o]
         nv = meta[t, M_VERTS]
         vo = meta[t, M_VERT]
-        verts = tf[vo : vo + 3 * nv].reshape((nv, 3))
+        xyz = tf[vo : vo + 3 * nv].reshape((3, nv))
+        mag = tf[meta[t, M_MAG]]
         if kind == AABB:
-            _refit(verts, rot, trans, o, AX26[:3], f3(fb, cap, VBOX, 2, 3))
+            _refit(xyz, mag, rot, trans, o, AX26[:3], f3(fb, cap, VBOX, 2, 3))
         elif kind == KDOP14:
-            _refit(verts, rot, trans, o, AX14, f3(fb, cap, VKD14, 2, 7))
+            _refit(xyz, mag, rot, trans, o, AX14, f3(fb, cap, VKD14, 2, 7))
         elif kind == KDOP18:
-            _refit(verts, rot, trans, o, AX18, f3(fb, cap, VKD18, 2, 9))
+            _refit(xyz, mag, rot, trans, o, AX18, f3(fb, cap, VKD18, 2, 9))
         else:
-            _refit(verts, rot, trans, o, AX26, f3(fb, cap, VKD26, 2, 13))
+            _refit(xyz, mag, rot, trans, o, AX26, f3(fb, cap, VKD26, 2, 13))
         return
     sc = f2(fb, cap, SC, 3)
     vsc = f2(fb, cap, VSC, 3)
@@ -345,7 +365,10 @@ def _triangle_in_box(tris, s, center, half, rot):
 
 
 #: A front longer than FRONT_GROWTH times the last root walk's, plus FRONT_SLACK, is
-#: dropped for a walk from the root (fronts are never pulled back up).
+#: dropped for a walk from the root (mode all; fronts are not pulled back up: merging
+#: still-disjoint sibling pairs into their parents measured slower on the seed's tori,
+#: whose parents overlap again a step or two later). Mode any keeps no front: it walks
+#: from the root after its witness, its neighbours and the subtrees around them.
 FRONT_GROWTH, FRONT_SLACK = 2, 32
 
 
@@ -392,6 +415,57 @@ def _mesh_mesh(
     return n, out, n_new
 
 
+@njit(cache=True, nogil=True)
+def pair_witness(
+    i, j, key, fb, ib, cap, tf, ti, meta, mem_i, cur, n_mem, front_old, new, scratch
+):
+    """Mode any, meshes i and j: a crossing slot pair near the last step's witness
+    (:func:`hitbox._kernels.witness.witness_search`) as (sa, sb, n_new), the pair's
+    front kept in ``new[:n_new]`` (-1: it did not fit); (-1, -1, 0) when the pair has
+    no witness or none of the pairs tried crosses. Then the subtrees around the witness
+    are walked (:func:`hitbox._kernels.witness.local_walk`, ``scratch`` holding its
+    stack)."""
+    s = find_key(mem_i, cur, n_mem, key)
+    if s < 0 or mem_i[cur, s, 3] < 0:
+        return -1, -1, 0
+    rel_r, rel_t = relative_scratch(fb, cap)
+    relative_into(f3(fb, cap, ROT, 3, 3), f2(fb, cap, TRANS, 3), i, j, rel_r, rel_t)
+    tree = i1(ib, cap, TREE)
+    a_tris = tree_walk_arrays(tf, ti, meta, tree[i])[2]
+    b_tris = tree_walk_arrays(tf, ti, meta, tree[j])[2]
+    a_adj = tree_neighbours(ti, meta, tree[i])
+    b_adj = tree_neighbours(ti, meta, tree[j])
+    wa, wb = mem_i[cur, s, 3], mem_i[cur, s, 4]
+    sa, sb = witness_search(a_tris, a_adj, b_tris, b_adj, rel_r, rel_t, wa, wb)
+    if sa < 0:
+        a_first, a_count, _, a_sbox = tree_walk_arrays(tf, ti, meta, tree[i])
+        b_first, b_count, _, b_sbox = tree_walk_arrays(tf, ti, meta, tree[j])
+        a_parent, a_leaf = tree_links(ti, meta, tree[i])
+        b_parent, b_leaf = tree_links(ti, meta, tree[j])
+        a0, a1, a2 = obb_parts(tf, meta, tree[i])
+        b0, b1, b2 = obb_parts(tf, meta, tree[j])
+        rows = stack_rows(meta[tree[i], M_DEPTH], meta[tree[j], M_DEPTH])
+        if 2 * rows <= len(scratch):
+            stack = scratch[: 2 * rows].reshape((rows, 2))
+        else:
+            stack = np.empty((rows, 2), np.int64)
+        sa, sb = local_walk(
+            a0, a1, a2, a_first, a_count, a_tris, a_sbox, tf[meta[tree[i], M_MAG]],
+            a_parent, a_leaf,
+            b0, b1, b2, b_first, b_count, b_tris, b_sbox, tf[meta[tree[j], M_MAG]],
+            b_parent, b_leaf, rel_r, rel_t, wa, wb, stack,
+        )  # fmt: skip
+    if sa < 0:
+        return -1, -1, 0
+    at, length, root = mem_i[cur, s, 6], mem_i[cur, s, 7], mem_i[cur, s, 8]
+    if length > FRONT_GROWTH * root + FRONT_SLACK:
+        return sa, sb, 0
+    if length > len(new):
+        return sa, sb, -1
+    new[:length] = front_old[at : at + length]
+    return sa, sb, length
+
+
 @njit(inline="always")
 def motion_state(o, fb, ib, cap):
     """Object o's start of step, motion and plain shape as contact_time's (12, 3)
@@ -421,16 +495,17 @@ def motion_state(o, fb, ib, cap):
 @njit(cache=True, nogil=True)
 def narrow_pair(
     i, j, key, fb, ib, cap, tf, ti, meta, mem_i, cur, n_mem, front_old, front_new,
-    scratch, first_only, swept, dt, tris_out, n_tris,
+    scratch, first_only, swept, dt, tris_out, n_tris, witness_tried,
 ):  # fmt: skip
     """The exact test of one candidate pair: (touching primitive pairs m (1 for two
     plain volumes), contact time (dt unless swept), witness slot pair or -1, -1, the
     length of its new front, written at the start of ``front_new`` (-1: it did not
     fit), and the front length of its last walk from the root). Two meshes walk from
     the front their memory row points to in ``front_old`` (unless it has grown past
-    FRONT_GROWTH times that root length: fronts only deepen), ``scratch`` holding its
+    FRONT_GROWTH times that root length), ``scratch`` holding its
     stack. Writes the pair's triangle pairs at ``tris_out[:, n_tris:]`` where they fit
-    (mode all)."""
+    (mode all). ``witness_tried``: :func:`pair_witness` found no crossing pair already
+    (the walk does not test the witness again)."""
     is_mesh = i1(ib, cap, IS_MESH)
     mesh_i = is_mesh[i] != 0
     mesh_j = is_mesh[j] != 0
@@ -441,16 +516,19 @@ def narrow_pair(
         root = 0
         s = find_key(mem_i, cur, n_mem, key)
         if s >= 0:
-            wit_a, wit_b = mem_i[cur, s, 3], mem_i[cur, s, 4]
+            if not witness_tried:
+                wit_a, wit_b = mem_i[cur, s, 3], mem_i[cur, s, 4]
             at, length, root = mem_i[cur, s, 6], mem_i[cur, s, 7], mem_i[cur, s, 8]
-            if length <= FRONT_GROWTH * root + FRONT_SLACK:
+            if length <= FRONT_GROWTH * root + FRONT_SLACK and not first_only:
                 old = front_old[at : at + length]
         buf = np.empty((2, 1 if first_only else 16), np.intp)
         m, buf, n_new = _mesh_mesh(
             i, j, fb, cap, ib, tf, ti, meta, first_only, wit_a, wit_b, old, front_new,
             scratch, buf,
         )  # fmt: skip
-        if len(old) == 0:
+        if first_only:  # mode any keeps its witness, not a front
+            n_new = 0
+        elif len(old) == 0:
             root = max(n_new, 0)
         hit_time = dt
         if swept:  # touching at any time in the step: the first contact, by advancement

@@ -1,0 +1,114 @@
+"""The witness search of a Scene step in mode any (:mod:`hitbox._kernels.witness`):
+slot neighbours and tree links against brute-force tables; every pair the search or the
+local walk returns crosses (brute-force triangle test), and the search misses no
+crossing pair among those it tries."""
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from hitbox._kernels.collide import stack_rows
+from hitbox._kernels.witness import (
+    local_walk,
+    slot_neighbours,
+    tree_links,
+    witness_search,
+)
+from hitbox._torus import torus_mesh
+from hitbox.mesh import TriangleMesh
+
+MESH = TriangleMesh(*torus_mesh(800), node="obb")
+ORDER = MESH.bvh.prim_order
+ADJ = slot_neighbours(MESH.faces, ORDER)
+PARENT, LEAF = tree_links(MESH._args[3], MESH._args[4])
+
+
+def test_slot_neighbours_share_an_edge_and_miss_none():
+    faces = MESH.faces
+    edges = {}
+    for f, tri in enumerate(faces.tolist()):
+        for e in range(3):
+            key = tuple(sorted((tri[e], tri[(e + 1) % 3])))
+            edges.setdefault(key, []).append(f)
+    slot_of = np.argsort(ORDER)
+    for s in range(len(faces)):
+        f = ORDER[s]
+        tri = faces[f].tolist()
+        for e in range(3):
+            key = tuple(sorted((tri[e], tri[(e + 1) % 3])))
+            others = [g for g in edges[key] if g != f]
+            if others:
+                assert ORDER[ADJ[s, e]] in others
+            else:
+                assert ADJ[s, e] == -1
+    assert (slot_of[ORDER] == np.arange(len(ORDER))).all()
+
+
+def test_an_open_mesh_has_no_neighbour_across_its_border():
+    verts = np.array([[0, 0, 0], [1, 0, 0], [0, 1, 0], [1, 1, 0]], float)
+    faces = np.array([[0, 1, 2], [1, 3, 2]])
+    adj = slot_neighbours(faces, np.array([1, 0]))  # slot 0 holds face 1
+    assert sorted(adj[0].tolist()) == [-1, -1, 1]
+    assert sorted(adj[1].tolist()) == [-1, -1, 0]
+    assert slot_neighbours(np.empty((0, 3), np.int64), np.empty(0, np.int64)).shape == (
+        0,
+        3,
+    )
+    del verts
+
+
+def test_tree_links_are_the_tree():
+    first, count = MESH._args[3], MESH._args[4]
+    assert PARENT[0] == -1
+    for x in np.flatnonzero(count == 0):
+        assert PARENT[first[x]] == x and PARENT[first[x] + 1] == x
+    for s in range(len(LEAF)):
+        x = LEAF[s]
+        assert count[x] > 0 and first[x] <= s < first[x] + count[x]
+
+
+def _pose(rng, spread):
+    angle = rng.normal(size=3)
+    theta = np.linalg.norm(angle)
+    k = angle / theta
+    cross = np.array([[0, -k[2], k[1]], [k[2], 0, -k[0]], [-k[1], k[0], 0]])
+    rot = np.eye(3) + np.sin(theta) * cross + (1 - np.cos(theta)) * cross @ cross
+    return rot, rng.uniform(-spread, spread, 3)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2**32 - 1))
+def test_what_the_search_returns_crosses(seed):
+    rng = np.random.default_rng(seed)
+    rot, trans = _pose(rng, 1.5)
+    pose = np.eye(4)
+    pose[:3, :3], pose[:3, 3] = rot, trans
+    brute = MESH.intersect_brute(MESH, pose)
+    crossing = set(zip(brute[0].tolist(), brute[1].tolist(), strict=True))
+    bv0, bv1, bv2, first, count, tris, sbox, depth, mag = MESH._args
+    stack = np.empty((stack_rows(depth, depth), 2), np.int64)
+    slot_of = np.argsort(ORDER)
+    near = [  # witnesses next to a crossing pair, as a step after a small motion has
+        (int(rng.choice(ADJ[slot_of[a]])), int(slot_of[b])) for a, b in sorted(crossing)
+    ]
+    far = [tuple(int(x) for x in rng.integers(0, len(tris), 2)) for _ in range(10)]
+    for wa, wb in near[:20] + far:
+        if wa < 0:
+            continue
+        sa, sb = witness_search(tris, ADJ, tris, ADJ, rot, trans, wa, wb)
+        if sa >= 0:
+            assert (ORDER[sa], ORDER[sb]) in crossing
+        tried = [
+            (a, b) for a in [wa, *ADJ[wa]] for b in [wb, *ADJ[wb]] if a >= 0 and b >= 0
+        ]
+        if any((ORDER[a], ORDER[b]) in crossing for a, b in tried):
+            assert sa >= 0
+        la, lb = local_walk(
+            bv0, bv1, bv2, first, count, tris, sbox, mag, PARENT, LEAF,
+            bv0, bv1, bv2, first, count, tris, sbox, mag, PARENT, LEAF,
+            rot, trans, wa, wb, stack,
+        )  # fmt: skip
+        if la >= 0:
+            assert (ORDER[la], ORDER[lb]) in crossing
+        if (ORDER[wa], ORDER[wb]) in crossing:
+            assert (sa, sb) == (wa, wb)
