@@ -93,6 +93,7 @@ from hitbox._kernels.scene_layout import (
     STATIC,
     TRANS,
     TRANS0,
+    TREE,
     VEL,
     VEL0,
     VERSION,
@@ -102,9 +103,9 @@ from hitbox._kernels.scene_layout import (
     f1,
     f2,
     f3,
-    find_key,
     i1,
     kinematics,
+    relative_scratch,
 )
 from hitbox._kernels.scene_narrow import (
     fresh_volume,
@@ -372,6 +373,8 @@ def step(
     horizon = np.inf  # no pair can touch before this time (the quiet horizon)
     far = False
     tris_out = out_i[tri_base : tri_base + 2 * cap_t].reshape((2, cap_t))
+    tree = i1(ib, cap, TREE)
+    rel_r, rel_t = relative_scratch(fb, cap)
     for q in range(n_near):
         key = keys[q]
         i = key >> 32
@@ -422,9 +425,9 @@ def step(
             continue
         tried = first_only and mesh_i and mesh_j and not swept
         if tried:  # a crossing pair near the last one settles it before any volume
-            wit_a, wit_b, n_front = pair_witness(
-                i, j, key, fb, ib, cap, tf, ti, meta, mem_i, cur, n_mem, front[cur],
-                front[nxt, front_at:], front[2],
+            wit_a, wit_b = pair_witness(
+                i, j, key, rot, trans, tree, tf, ti, meta, mem_i, cur, n_mem, rel_r,
+                rel_t, front[2],
             )  # fmt: skip
             if wit_a >= 0:
                 for stage in (C_VOL, C_VOL_PASSED, C_NARROW):
@@ -432,15 +435,10 @@ def step(
                 if tracing:
                     _trace_pair(out_i, ctl, trace_base, 1, i, j)
                     _trace_pair(out_i, ctl, trace_base, 2, i, j)
-                if n_front < 0:
-                    ctl[C_NEED_FRONT] = 2 * front.shape[1]
-                    n_front = 0
-                root = mem_i[cur, find_key(mem_i, cur, n_mem, key), 8]
                 n_new = _remember(
                     mem_i, mem_f, nxt, n_new, key, epoch, i, j, wit_a, wit_b, -np.inf,
-                    front_at, n_front, root,
+                    front_at, 0, 0,
                 )  # fmt: skip
-                front_at += n_front
                 out_i[n_hits] = i
                 out_i[cap_p + n_hits] = j
                 out_i[2 * cap_p + n_hits] = n_tris

@@ -183,6 +183,14 @@ def tree_walk_arrays(tf, ti, meta, t):
 
 
 @njit(inline="always")
+def tree_tris(tf, meta, t):
+    """Tree t's slot triangles (S, 3, 3)."""
+    s = meta[t, M_SLOTS]
+    tr = meta[t, M_TRIS]
+    return tf[tr : tr + 9 * s].reshape((s, 3, 3))
+
+
+@njit(inline="always")
 def tree_neighbours(ti, meta, t):
     """Tree t's slot neighbours (S, 3): the slots sharing each edge, -1 for none
     (:func:`hitbox._kernels.witness.slot_neighbours`)."""

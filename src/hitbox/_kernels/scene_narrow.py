@@ -71,6 +71,7 @@ from hitbox._kernels.scene_layout import (
     tree_arrays,
     tree_links,
     tree_neighbours,
+    tree_tris,
     tree_walk_arrays,
 )
 from hitbox._kernels.sphere_box import sphere_aabb, sphere_obb
@@ -417,53 +418,44 @@ def _mesh_mesh(
 
 @njit(cache=True, nogil=True)
 def pair_witness(
-    i, j, key, fb, ib, cap, tf, ti, meta, mem_i, cur, n_mem, front_old, new, scratch
-):
-    """Mode any, meshes i and j: a crossing slot pair near the last step's witness
-    (:func:`hitbox._kernels.witness.witness_search`) as (sa, sb, n_new), the pair's
-    front kept in ``new[:n_new]`` (-1: it did not fit); (-1, -1, 0) when the pair has
-    no witness or none of the pairs tried crosses. Then the subtrees around the witness
-    are walked (:func:`hitbox._kernels.witness.local_walk`, ``scratch`` holding its
-    stack)."""
+    i, j, key, rot, trans, tree, tf, ti, meta, mem_i, cur, n_mem, rel_r, rel_t, scratch
+):  # fmt: skip
+    """Mode any, meshes i and j (``tree``: each object's tree index; ``rel_r``,
+    ``rel_t``: scratch for their relative pose): a crossing slot pair near the last
+    step's witness (:func:`hitbox._kernels.witness.witness_search`), else under the
+    subtrees around it (:func:`hitbox._kernels.witness.local_walk`, ``scratch`` holding
+    its stack), as (sa, sb); (-1, -1) when the pair has no witness or none crosses."""
     s = find_key(mem_i, cur, n_mem, key)
     if s < 0 or mem_i[cur, s, 3] < 0:
-        return -1, -1, 0
-    rel_r, rel_t = relative_scratch(fb, cap)
-    relative_into(f3(fb, cap, ROT, 3, 3), f2(fb, cap, TRANS, 3), i, j, rel_r, rel_t)
-    tree = i1(ib, cap, TREE)
-    a_tris = tree_walk_arrays(tf, ti, meta, tree[i])[2]
-    b_tris = tree_walk_arrays(tf, ti, meta, tree[j])[2]
-    a_adj = tree_neighbours(ti, meta, tree[i])
-    b_adj = tree_neighbours(ti, meta, tree[j])
+        return -1, -1
+    relative_into(rot, trans, i, j, rel_r, rel_t)
+    ta, tb = tree[i], tree[j]
+    a_tris = tree_tris(tf, meta, ta)
+    b_tris = tree_tris(tf, meta, tb)
     wa, wb = mem_i[cur, s, 3], mem_i[cur, s, 4]
-    sa, sb = witness_search(a_tris, a_adj, b_tris, b_adj, rel_r, rel_t, wa, wb)
-    if sa < 0:
-        a_first, a_count, _, a_sbox = tree_walk_arrays(tf, ti, meta, tree[i])
-        b_first, b_count, _, b_sbox = tree_walk_arrays(tf, ti, meta, tree[j])
-        a_parent, a_leaf = tree_links(ti, meta, tree[i])
-        b_parent, b_leaf = tree_links(ti, meta, tree[j])
-        a0, a1, a2 = obb_parts(tf, meta, tree[i])
-        b0, b1, b2 = obb_parts(tf, meta, tree[j])
-        rows = stack_rows(meta[tree[i], M_DEPTH], meta[tree[j], M_DEPTH])
-        if 2 * rows <= len(scratch):
-            stack = scratch[: 2 * rows].reshape((rows, 2))
-        else:
-            stack = np.empty((rows, 2), np.int64)
-        sa, sb = local_walk(
-            a0, a1, a2, a_first, a_count, a_tris, a_sbox, tf[meta[tree[i], M_MAG]],
-            a_parent, a_leaf,
-            b0, b1, b2, b_first, b_count, b_tris, b_sbox, tf[meta[tree[j], M_MAG]],
-            b_parent, b_leaf, rel_r, rel_t, wa, wb, stack,
-        )  # fmt: skip
-    if sa < 0:
-        return -1, -1, 0
-    at, length, root = mem_i[cur, s, 6], mem_i[cur, s, 7], mem_i[cur, s, 8]
-    if length > FRONT_GROWTH * root + FRONT_SLACK:
-        return sa, sb, 0
-    if length > len(new):
-        return sa, sb, -1
-    new[:length] = front_old[at : at + length]
-    return sa, sb, length
+    sa, sb = witness_search(
+        a_tris, tree_neighbours(ti, meta, ta), b_tris, tree_neighbours(ti, meta, tb),
+        rel_r, rel_t, wa, wb,
+    )  # fmt: skip
+    if sa >= 0:
+        return sa, sb
+    a_first, a_count, _, a_sbox = tree_walk_arrays(tf, ti, meta, ta)
+    b_first, b_count, _, b_sbox = tree_walk_arrays(tf, ti, meta, tb)
+    a_parent, a_leaf = tree_links(ti, meta, ta)
+    b_parent, b_leaf = tree_links(ti, meta, tb)
+    a0, a1, a2 = obb_parts(tf, meta, ta)
+    b0, b1, b2 = obb_parts(tf, meta, tb)
+    rows = stack_rows(meta[ta, M_DEPTH], meta[tb, M_DEPTH])
+    if 2 * rows <= len(scratch):
+        stack = scratch[: 2 * rows].reshape((rows, 2))
+    else:
+        stack = np.empty((rows, 2), np.int64)
+    return local_walk(
+        a0, a1, a2, a_first, a_count, a_tris, a_sbox, tf[meta[ta, M_MAG]],
+        a_parent, a_leaf,
+        b0, b1, b2, b_first, b_count, b_tris, b_sbox, tf[meta[tb, M_MAG]],
+        b_parent, b_leaf, rel_r, rel_t, wa, wb, stack,
+    )  # fmt: skip
 
 
 @njit(inline="always")

@@ -169,13 +169,26 @@ def _seg_seg_3d(a, b, c, d):
 
 
 @njit(inline="always")
-def _one_side(p0, p1, p2, q0, q1, q2):
-    """+1 (-1) when q0, q1, q2 all lie strictly on the positive (negative) side of plane
-    p0 p1 p2 by orient3d's filter, else 0 (undecided, not "touching").
+def _filtered_sign(q, p0, nx, ny, nz, px, py, pz):
+    """Sign of (q - p0) . n by orient3d's filter, 0 when undecided."""
+    wx, wy, wz = q[0] - p0[0], q[1] - p0[1], q[2] - p0[2]
+    det = wx * nx + wy * ny + wz * nz
+    aw = abs(wx) + abs(wy) + abs(wz)
+    bound = _O3_BOUND * (px * abs(wx) + py * abs(wy) + pz * abs(wz))
+    bound += _UNDERFLOW * (1.0 + aw)
+    return 1 if det > bound else (-1 if det < -bound else 0)
+
+
+@njit(inline="always")
+def _side_signs(p0, p1, p2, q0, q1, q2):
+    """Signs of q0, q1, q2 against plane p0 p1 p2 by orient3d's filter (0: undecided,
+    not "on the plane"), and their common sign when all three are decided and agree
+    (else 0): (side, s0, s1, s2).
 
     The plane's cross product is formed once for the three points; each sign is the same
     triple product as :func:`orient3d` with its factors in cyclic order (w . (u x v) =
-    u . (v x w)), so Shewchuk's bound holds with the permanent taken in that order.
+    u . (v x w)), so Shewchuk's bound holds with the permanent taken in that order, and a
+    decided sign is orient3d's exact sign.
     """
     ux, uy, uz = p1[0] - p0[0], p1[1] - p0[1], p1[2] - p0[2]
     vx, vy, vz = p2[0] - p0[0], p2[1] - p0[1], p2[2] - p0[2]
@@ -184,18 +197,11 @@ def _one_side(p0, p1, p2, q0, q1, q2):
     uxvy, uyvx = ux * vy, uy * vx
     nx, ny, nz = uyvz - uzvy, uzvx - uxvz, uxvy - uyvx
     px, py, pz = abs(uyvz) + abs(uzvy), abs(uzvx) + abs(uxvz), abs(uxvy) + abs(uyvx)
-    side = 0
-    for q in (q0, q1, q2):
-        wx, wy, wz = q[0] - p0[0], q[1] - p0[1], q[2] - p0[2]
-        det = wx * nx + wy * ny + wz * nz
-        aw = abs(wx) + abs(wy) + abs(wz)
-        bound = _O3_BOUND * (px * abs(wx) + py * abs(wy) + pz * abs(wz))
-        bound += _UNDERFLOW * (1.0 + aw)
-        s = 1 if det > bound else (-1 if det < -bound else 0)
-        if s == 0 or (side != 0 and s != side):
-            return 0
-        side = s
-    return side
+    s0 = _filtered_sign(q0, p0, nx, ny, nz, px, py, pz)
+    s1 = _filtered_sign(q1, p0, nx, ny, nz, px, py, pz)
+    s2 = _filtered_sign(q2, p0, nx, ny, nz, px, py, pz)
+    side = s0 if (s0 != 0 and s0 == s1 and s1 == s2) else 0
+    return side, s0, s1, s2
 
 
 @njit(cache=True)
@@ -214,12 +220,25 @@ def tri_tri_overlap(p0, p1, p2, q0, q1, q2):
         if max(q0[k], q1[k], q2[k]) < min(p0[k], p1[k], p2[k]):
             return False
     # most pairs that get here are apart by a plane: settle them with one cross product
-    if _one_side(p0, p1, p2, q0, q1, q2) != 0 or _one_side(q0, q1, q2, p0, p1, p2) != 0:
+    # each; the signs it decides are exact, and only undecided ones go to orient3d
+    side, a0, a1, a2 = _side_signs(p0, p1, p2, q0, q1, q2)
+    if side != 0:
         return False
-    sq = (orient3d(p0, p1, p2, q0), orient3d(p0, p1, p2, q1), orient3d(p0, p1, p2, q2))
+    side, b0, b1, b2 = _side_signs(q0, q1, q2, p0, p1, p2)
+    if side != 0:
+        return False
+    sq = (
+        a0 if a0 != 0 else orient3d(p0, p1, p2, q0),
+        a1 if a1 != 0 else orient3d(p0, p1, p2, q1),
+        a2 if a2 != 0 else orient3d(p0, p1, p2, q2),
+    )
     if sq[0] == sq[1] and sq[1] == sq[2] and sq[0] != 0:
         return False
-    sp = (orient3d(q0, q1, q2, p0), orient3d(q0, q1, q2, p1), orient3d(q0, q1, q2, p2))
+    sp = (
+        b0 if b0 != 0 else orient3d(q0, q1, q2, p0),
+        b1 if b1 != 0 else orient3d(q0, q1, q2, p1),
+        b2 if b2 != 0 else orient3d(q0, q1, q2, p2),
+    )
     if sp[0] == sp[1] and sp[1] == sp[2] and sp[0] != 0:
         return False
     P = (p0, p1, p2)
