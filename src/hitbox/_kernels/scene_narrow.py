@@ -373,6 +373,15 @@ def _triangle_in_box(tris, s, center, half, rot):
 FRONT_GROWTH, FRONT_SLACK = 2, 32
 
 
+@njit(inline="always")
+def _walk_stack(meta, ta, tb, scratch):
+    """The stack of a walk of trees ta and tb: in ``scratch`` when it fits."""
+    rows = stack_rows(meta[ta, M_DEPTH], meta[tb, M_DEPTH])
+    if 2 * rows <= len(scratch):
+        return scratch[: 2 * rows].reshape((rows, 2))
+    return np.empty((rows, 2), np.int64)
+
+
 @njit(cache=True, nogil=True)
 def _mesh_mesh(
     i, j, fb, cap, ib, tf, ti, meta, first_only, wit_a, wit_b, old, new, scratch, buf
@@ -403,11 +412,7 @@ def _mesh_mesh(
             return 1, buf, len(old)
     a0, a1, a2 = obb_parts(tf, meta, ta)
     b0, b1, b2 = obb_parts(tf, meta, tb)
-    rows = stack_rows(meta[ta, M_DEPTH], meta[tb, M_DEPTH])
-    if 2 * rows <= len(scratch):
-        stack = scratch[: 2 * rows].reshape((rows, 2))
-    else:
-        stack = np.empty((rows, 2), np.int64)
+    stack = _walk_stack(meta, ta, tb, scratch)
     out, n, n_new = front_walk(
         a0, a1, a2, a_first, a_count, a_tris, a_sbox, tf[meta[ta, M_MAG]],
         b0, b1, b2, b_first, b_count, b_tris, b_sbox, tf[meta[tb, M_MAG]],
@@ -445,11 +450,7 @@ def pair_witness(
     b_parent, b_leaf = tree_links(ti, meta, tb)
     a0, a1, a2 = obb_parts(tf, meta, ta)
     b0, b1, b2 = obb_parts(tf, meta, tb)
-    rows = stack_rows(meta[ta, M_DEPTH], meta[tb, M_DEPTH])
-    if 2 * rows <= len(scratch):
-        stack = scratch[: 2 * rows].reshape((rows, 2))
-    else:
-        stack = np.empty((rows, 2), np.int64)
+    stack = _walk_stack(meta, ta, tb, scratch)
     return local_walk(
         a0, a1, a2, a_first, a_count, a_tris, a_sbox, tf[meta[ta, M_MAG]],
         a_parent, a_leaf,
