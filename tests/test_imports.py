@@ -33,6 +33,7 @@ LAYERS = {
     "_scene_buffers": 6,
     "_scene_results": 6,
     "_scene_brute": 6,
+    "_scene_editing": 6,
     "distance": 5,
     "pipeline": 7,
     "scene_queries": 7,

@@ -6,7 +6,7 @@ import pytest
 import trimesh
 
 import hitbox as hb
-from hitbox import pipeline
+from hitbox import _scene_editing
 from hitbox._kernels import pipeline as kp
 from hitbox._torus import torus_mesh
 from hitbox._types import OBBs, Spheres
@@ -148,8 +148,8 @@ def test_every_step_equals_brute_force(seed, broadphase):
 
 
 def test_static_structure_path_equals_brute_force(monkeypatch):
-    """Above SMALL statics the statics sit in a BVH, and dynamic ones in the tracker."""
-    monkeypatch.setattr(pipeline, "SMALL", 3)
+    """Above SMALL dynamic objects the broad phase sorts and sweeps (the order kept)."""
+    monkeypatch.setattr(_scene_editing, "SMALL", 3)
     scene, _ = _random_scene(7, "auto", n=24)
     for step in range(60):
         result = scene.step(0.05, mode="all")

@@ -56,24 +56,10 @@ from hitbox._kernels import pipeline as _k
 from hitbox._kernels import scene as _ks
 from hitbox._kernels import scene_layout as _kl
 from hitbox._scene_buffers import SceneBuffers
+from hitbox._scene_editing import SceneEditing
 from hitbox._scene_objects import (
-    ALL_BITS,
-    MESH,
     VOLUMES,
-    check_id,
-    check_ids,
-    check_motion,
-    check_pose,
     check_real,
-    lift_pose2,
-    lift_poses2,
-    lift_rows,
-    lift_shape2,
-    lift_spin2,
-    lift_vector2,
-    lower_pose2,
-    object_entry,
-    snap,
 )
 from hitbox._scene_results import (
     NO_OFFSETS,
@@ -92,12 +78,9 @@ MODES = ("any", "all", "contacts")
 RUN_MODES = ("any", "all")
 #: Broad-phase sweeps over the objects (see :class:`Scene`).
 BROADPHASES = ("auto", "sap", "brute")
-#: ``broadphase="auto"`` tests every dynamic pair up to this many dynamic objects, where
-#: keeping a sorted order costs more than it saves; sort-and-sweep above.
-SMALL = 128
 
 
-class Scene:
+class Scene(SceneEditing):
     """Objects with poses and motion; each query finds every touching pair (module doc).
 
     Parameters
@@ -110,7 +93,7 @@ class Scene:
         ``"brute"``: every dynamic-dynamic and dynamic-static pair's grown boxes are
         compared (the twin); ``"sap"``: sort-and-sweep on x, the order kept from step to
         step (insertion sort: linear when little moved). ``"auto"``: brute up to
-        :data:`SMALL` dynamic objects, else sort-and-sweep.
+        :data:`hitbox._scene_editing.SMALL` dynamic objects, else sort-and-sweep.
     trace : bool
         Keep, in :attr:`trace`, the pairs that entered each stage in the last query:
         ``"near"`` (reported by the sweep, then pretreated), ``"volumes"``, ``"narrow"``
@@ -153,197 +136,6 @@ class Scene:
         self._pending = []
         self._quiet_counts = None
         self._moving = np.empty(0, np.intp)
-
-    # -- objects -------------------------------------------------------------------------
-
-    def add(
-        self,
-        shape,
-        pose=None,
-        *,
-        static=False,
-        velocity=None,
-        angular_velocity=None,
-        acceleration=None,
-        angular_acceleration=0.0,
-        group=1,
-        mask=ALL_BITS,
-        volume=None,
-        name=None,
-    ):
-        """Add an object; return its id.
-
-        Parameters
-        ----------
-        shape : TriangleMesh, Spheres (one sphere), (2, 3) AABB or OBBs (one box)
-            Given in the object's model frame. One shape may be added many times:
-            instances of one mesh share its tree.
-        pose : (4, 4) float, optional
-            Rigid model-to-world map (identity if omitted); its rotation is snapped to the
-            nearest rotation matrix.
-        static : bool
-            Static objects never move and never collide with each other.
-        velocity, angular_velocity, acceleration : (3,) float
-            World-frame linear velocity, angular velocity (about the object's origin) and
-            linear acceleration of a dynamic object.
-        angular_acceleration : float >= 0
-            A bound on |d(angular velocity)/dt| for the time bounds of the pretreatment
-            (the scene integrates a constant angular velocity).
-        group, mask : int in [0, 2**64)
-            Bit sets: a pair may collide iff ``group_a & mask_b`` and
-            ``group_b & mask_a``.
-        volume : {"sphere", "aabb", "obb", "kdop14", "kdop18", "kdop26"}, optional
-            A mesh's per-object volume kind; default ``mixed.choose(vertices,
-            rotating=not static)``: a dynamic object may turn, by its angular velocity
-            or by hand, and its volume then moves exactly instead of being refitted
-            from every vertex. Plain volumes are their own volume.
-        name : str, optional
-        """
-        self._changed()
-        if self.dim == 2:
-            shape = lift_shape2(shape)
-            pose = None if pose is None else lift_pose2(pose)
-            velocity = lift_vector2(velocity, "velocity")
-            angular_velocity = lift_spin2(angular_velocity)
-            acceleration = lift_vector2(acceleration, "acceleration")
-        obj, data = object_entry(
-            shape, pose, static, velocity, angular_velocity, acceleration,
-            angular_acceleration, group, mask, volume, name,
-        )  # fmt: skip
-        if obj.kind == MESH:
-            data["tree"] = self._buf.tree_for(obj.mesh)
-        i = self._next
-        if i >= self._buf.cap:
-            self._buf.grow(2 * self._buf.cap)
-            self._t = self._buf.views
-        self._next += 1
-        self._objects[i] = obj
-        t = self._t
-        for key, value in data.items():
-            t[key][i] = value
-        t["bounds_version"][i] = t["vol_version"][i] = -1
-        t["version"][i] += 1
-        t["epoch"][i] += 1
-        self._lists_dirty = True
-        return i
-
-    def remove(self, id):
-        """Remove an object; its id becomes unknown."""
-        i = check_id(self._objects, id)
-        self._changed()
-        del self._objects[i]
-        self._t["epoch"][i] += 1
-        if len(self._ignore):
-            keep = ((self._ignore >> 32) != i) & ((self._ignore & 0xFFFFFFFF) != i)
-            self._ignore = self._ignore[keep]
-        self._lists_dirty = True
-
-    def set_pose(self, id, pose):
-        """Move an object by hand (static objects too); wakes every pair it is in."""
-        i = check_id(self._objects, id)
-        self._changed()
-        rot, trans = check_pose(lift_pose2(pose) if self.dim == 2 else pose)
-        t = self._t
-        t["rot"][i], t["trans"][i] = rot, trans
-        t["version"][i] += 1
-        t["epoch"][i] += 1
-
-    def set_poses(self, ids, poses):
-        """Move many objects by hand in one call: ``ids (K,)`` live object ids, each once,
-        and ``poses (K, 4, 4)`` rigid poses (rotations snapped as :meth:`add` does).
-        Wakes every pair of each. Nothing moves unless every id and pose is valid."""
-        idx = check_ids(self._objects, ids)
-        self._changed()
-        if self.dim == 2:
-            poses = lift_poses2(poses)
-        linear, trans, _ = v.as_transforms(poses, "poses", rigid=True)
-        if len(linear) != len(idx):
-            raise ValueError(f"poses holds {len(linear)} poses for {len(idx)} ids")
-        linear = snap(linear)
-        t = self._t
-        t["rot"][idx], t["trans"][idx] = linear, trans
-        t["version"][idx] += 1
-        t["epoch"][idx] += 1
-
-    def set_velocity(
-        self,
-        id,
-        velocity=None,
-        angular_velocity=None,
-        acceleration=None,
-        angular_acceleration=None,
-    ):
-        """Change a dynamic object's motion (arguments left as None keep their value);
-        wakes every pair it is in."""
-        i = check_id(self._objects, id)
-        self._changed()
-        if self.dim == 2:
-            velocity = lift_vector2(velocity, "velocity")
-            angular_velocity = lift_spin2(angular_velocity)
-            acceleration = lift_vector2(acceleration, "acceleration")
-        new = check_motion(velocity, angular_velocity, acceleration, angular_acceleration)
-        if self._objects[i].static and any(np.any(x != 0) for x in new.values()):
-            raise ValueError(f"object {i} is static: it cannot be given a motion")
-        for key, value in new.items():
-            self._t[key][i] = value
-        self._t["epoch"][i] += 1
-        self._lists_dirty = True
-
-    def set_velocities(self, ids, velocities=None, angular_velocities=None):
-        """Change many dynamic objects' linear and angular velocities in one call:
-        ``(K, 3)`` arrays, None keeps the current values; wakes their pairs. Nothing
-        changes unless every argument is valid."""
-        idx = check_ids(self._objects, ids)
-        self._changed()
-        new = {}
-        for key, value, name in (
-            ("vel", velocities, "velocities"),
-            ("omega", angular_velocities, "angular_velocities"),
-        ):
-            if value is None:
-                continue
-            arr = v.as_float(value, name, finite=True)
-            spin2 = self.dim == 2 and key == "omega"
-            want = (len(idx),) if spin2 else (len(idx), self.dim)
-            if arr.shape != want:
-                raise ValueError(f"{name} must have shape {want}, got {arr.shape}")
-            new[key] = lift_rows(arr, key) if self.dim == 2 else arr
-        static = self._t["static"][idx] != 0
-        if static.any() and any(np.any(a[static] != 0) for a in new.values()):
-            bad = int(idx[np.flatnonzero(static)[0]])
-            raise ValueError(f"object {bad} is static: it cannot be given a motion")
-        for key, arr in new.items():
-            self._t[key][idx] = arr
-        self._t["epoch"][idx] += 1
-        self._lists_dirty = True
-
-    def ignore(self, id_a, id_b):
-        """Never report the pair (id_a, id_b) (trimesh issue 2454's ignore list)."""
-        i, j = check_id(self._objects, id_a), check_id(self._objects, id_b)
-        if i == j:
-            raise ValueError(f"cannot ignore the pair of object {i} with itself")
-        key = (min(i, j) << 32) | max(i, j)
-        self._ignore = np.union1d(self._ignore, np.array([key], np.int64))
-        self._lists_dirty = True
-
-    def pose(self, id):
-        """The object's current (4, 4) pose."""
-        i = check_id(self._objects, id)
-        self._materialize()
-        rot, trans = self._t["rot"][i], self._t["trans"][i]
-        if self.dim == 2:
-            return lower_pose2(rot, trans)
-        out = np.eye(4)
-        out[:3, :3], out[:3, 3] = rot, trans
-        return out
-
-    def volume(self, id):
-        """The object's per-object volume kind."""
-        return self._objects[check_id(self._objects, id)].volume
-
-    def name(self, id):
-        """The name given to :meth:`add` (or None)."""
-        return self._objects[check_id(self._objects, id)].name
 
     @property
     def ids(self):
@@ -559,35 +351,6 @@ class Scene:
         and the ignore list allow, tested exactly with no pretreatment, no broad phase,
         no volumes and no BVH (meshes: every triangle pair). Schedules are untouched."""
         return _brute.query_brute(self, mode, MODES)
-
-    # -- bookkeeping ---------------------------------------------------------------------
-
-    def _refresh_lists(self):
-        """Id lists, the moving set, the sweep and the default threshold, after objects
-        or motions changed."""
-        if not self._lists_dirty:
-            return
-        t = self._t
-        ids = np.array(sorted(self._objects), dtype=np.intp)
-        self._ids = ids
-        static = t["static"][ids] != 0
-        stat, dyn = ids[static], ids[~static]
-        moving = (
-            np.any(t["vel"][dyn] != 0, axis=1)
-            | np.any(t["omega"][dyn] != 0, axis=1)
-            | np.any(t["acc"][dyn] != 0, axis=1)
-        )
-        self._n_dyn, self._n_stat = len(dyn), len(stat)
-        brute = self._method == "brute" or (self._method == "auto" and len(dyn) <= SMALL)
-        self._sweep = _kl.BRUTE if brute else _kl.SAP
-        self._moving = np.ascontiguousarray(dyn[moving])
-        self._buf.set_lists(dyn, stat, self._moving, ids, self._ignore)
-        if self._threshold is None:
-            value = 2.0 * float(np.median(t["mr"][ids])) if len(ids) else 0.0
-            if value != self._threshold_value:
-                self._threshold_value = value
-                t["bounds_version"][:] = -1  # the grown boxes depend on it
-        self._lists_dirty = False
 
 
 def _check_inside(inside, mode):
