@@ -11,6 +11,7 @@ import numpy as np
 
 from hitbox import _containment
 from hitbox import _validate as v
+from hitbox import distance as _distance
 from hitbox._kernels import bvh_ray as _ray
 from hitbox._kernels import closest as _closest
 from hitbox._kernels import collide as _collide
@@ -229,3 +230,135 @@ def _read_only(checked):
     view = pts.view()
     view.flags.writeable = False
     return view, single
+
+
+class MeshProbes:
+    """The point, ray and distance queries of :class:`hitbox.mesh.TriangleMesh`, which
+    is a MeshProbes: each method checks its input and calls this module's function of
+    the same name (or :mod:`hitbox.distance`)."""
+
+    # -- distance --------------------------------------------------------------------------
+
+    def distance(self, other, transform=None, *, max_distance=np.inf, rtol=0.0, atol=0.0):
+        """Distance to ``other`` moved by ``transform`` (rigid 4x4, other's model frame
+        into this one's), the closest points in this mesh's frame and their faces: a
+        :class:`hitbox.distance.MeshDistance` (see :func:`hitbox.distance.distance`
+        for ``max_distance``, ``rtol`` and ``atol``). 0 exactly when they touch."""
+        return _distance.distance(self, other, transform, max_distance=max_distance,
+                                  rtol=rtol, atol=atol)  # fmt: skip
+
+    def distance_many(self, other, transforms, *, max_distance=np.inf, rtol=0.0,
+                      atol=0.0):  # fmt: skip
+        """:meth:`distance` for K poses ((K, 4, 4)) in one parallel call: a
+        :class:`hitbox.distance.MeshDistances` of arrays."""
+        return _distance.distance_many(self, other, transforms,
+                                       max_distance=max_distance, rtol=rtol, atol=atol)  # fmt: skip
+
+    def distance_brute(self, other, transform=None):
+        """Slow twin of :meth:`distance`: (distance, face, other's face) over every
+        triangle pair."""
+        return _distance.distance_brute(self, other, transform)
+
+    # -- points and rays -------------------------------------------------------------------
+
+    def contains(self, points):
+        """Whether each point lies inside this mesh: (P,) bool, or a bool for one (3,) point.
+
+        Points on the surface count as inside (closed). A closed mesh (each directed edge
+        used once and its reverse once) is decided exactly by its winding number (inside
+        when nonzero): from a grid of cells with known winding numbers once the mesh has
+        been asked about enough points (:mod:`hitbox._kernels.inside_grid`), else by the
+        signed count of the faces an axis-aligned ray crosses
+        (:mod:`hitbox._kernels.inside`); a point whose six axis rays all meet an edge or
+        vertex, and every point of an open mesh, by the generalised winding number
+        (>= 1/2 in magnitude, Jacobson et al. 2013). Raises ValueError or TypeError on
+        points that are not finite (P, 3) or (3,) reals.
+        """
+        return contains(self, points)
+
+    def closest_point(self, points):
+        """The point of the surface nearest to each point: a :class:`ClosestPoints`.
+
+        ``points`` is (P, 3) (P = 0 is legal) or one (3,) point, for which the fields are
+        a (3,) point, a float distance, an int face and (3,) weights. Distances in the
+        points' units. On an empty mesh distances are inf, faces -1, points NaN. Raises
+        ValueError or TypeError on points that are not finite reals of that shape.
+        Ericson 2005, §5.1.5, over a BVH walk (:mod:`hitbox._kernels.closest`).
+        """
+        return closest_point(self, points)
+
+    def closest_point_brute(self, points):
+        """Slow twin of :meth:`closest_point`: every point against every face."""
+        return closest_point_brute(self, points)
+
+    def signed_distance(self, points):
+        """(P,) float64 (a float for one point): minus the distance to the surface for
+        points inside (:meth:`contains`), plus outside, 0 on the surface."""
+        return signed_distance(self, points)
+
+    def winding_number(self, points):
+        """Generalised winding number of the mesh at each point: ~1 inside, ~0 outside."""
+        return winding_number(self, points)
+
+    def raycast(self, origins, directions, *, t_max=np.inf, mode="closest"):
+        """Cast rays against the mesh (watertight: no ray slips through a shared edge).
+
+        Parameters
+        ----------
+        origins, directions : (R, 3) float, or (3,) for one ray
+        t_max : float or (R,) float
+            Rays end at ``origin + t_max * direction``.
+        mode : {"closest", "any", "all"}
+
+        Returns
+        -------
+        ``"closest"`` and ``"any"``: :class:`hitbox.triangle.RayHits` (hit, t, face, u, v),
+        with t = inf and face = -1 on a miss; ``"any"`` reports some hit, not the nearest.
+        ``"all"``: :class:`MeshRayHits` of every hit. The hit point is
+        ``(1 - u - v) a + u b + v c`` of the face's vertices a, b, c.
+        """
+        return raycast(self, origins, directions, t_max=t_max, mode=mode)
+
+    def query(self, volumes):
+        """Faces whose bounding box overlaps each query volume (see :meth:`BVH.query`)."""
+        return self.bvh.query(volumes)
+
+    def _contains_slow(self, pts):
+        """Generalised winding number >= 1/2 in magnitude, or on the surface."""
+        return contains_slow(self, pts)
+
+    def _contains_many(self, other, rots, transes, apart):
+        """For the placements flagged ``apart`` (no surface crossing): is one mesh inside
+        the other? One vertex of each decides, by :meth:`contains`, batched."""
+        out = np.zeros(len(rots), bool)
+        if not self.n_faces or not other.n_faces or not apart.any():
+            return out
+        k = np.flatnonzero(apart)
+        rot, trans = rots[k], transes[k]
+        out[k] = self.contains(_apply_each(rot, trans, other._slot_tris[0, 0]))
+        rest = np.flatnonzero(~out[k])
+        if len(rest):  # A's vertex in B's frame: rot^T x - rot^T trans
+            back = np.swapaxes(rot[rest], 1, 2)
+            shift = -_apply_each(back, np.zeros((len(rest), 3)), trans[rest], each=True)
+            out[k[rest]] = other.contains(_apply_each(back, shift, self._slot_tris[0, 0]))
+        return out
+
+    def _contains_one(self, other, matrix):
+        """No surface crossing: is one mesh inside the other? (:meth:`_contains_many`)"""
+        rot, trans = v.as_transform(matrix, "transform", rigid=True)
+        return bool(
+            self._contains_many(other, rot[None], trans[None], np.ones(1, bool))[0]
+        )
+
+
+def _apply_each(rots, transes, points, each=False):
+    """(K, 3): ``rots[k] @ x + transes[k]`` for one point x (or x = points[k] with
+    ``each``), summed left to right as :func:`hitbox._affine.apply` sums."""
+    x = points if each else np.broadcast_to(points, (len(rots), 3))
+    out = np.empty((len(rots), 3))
+    for r in range(3):
+        acc = transes[:, r].copy()
+        for c in range(3):
+            acc = acc + rots[:, r, c] * x[:, c]
+        out[:, r] = acc
+    return out
