@@ -156,3 +156,136 @@ def numpy_cast_aabb(boxes, origins, directions, t_max):
         axis,
         normal,
     )
+
+
+# -- rays against triangle meshes, exactly --------------------------------------------
+
+
+def _sub(p, q):
+    return (p[0] - q[0], p[1] - q[1], p[2] - q[2])
+
+
+def _cross(p, q):
+    return (
+        p[1] * q[2] - p[2] * q[1],
+        p[2] * q[0] - p[0] * q[2],
+        p[0] * q[1] - p[1] * q[0],
+    )
+
+
+def _dot(p, q):
+    return p[0] * q[0] + p[1] * q[1] + p[2] * q[2]
+
+
+def ray_triangle_exact(origin, direction, a, b, c, t_max=INF):
+    """Least t >= 0 (a Fraction) at which the exact ray ``origin + t direction`` touches
+    the closed triangle abc, or None: every input is read as the exact rational value of
+    its float64, and nothing is rounded.
+
+    The weights ``U, V, W = d . ((c - o) x (b - o)), ...`` of a, b, c are those of the
+    point where the ray's line meets the plane; it pierces the triangle when they share a
+    sign (zeros allowed) and do not sum to 0. When all three are 0 the line lies in the
+    triangle's plane (or meets a zero-area triangle's line): the first touch is then the
+    origin, if it lies in the triangle, or the first point where the ray meets an edge.
+    """
+    o = tuple(_q(x) for x in origin)
+    d = tuple(_q(x) for x in direction)
+    a, b, c = (tuple(_q(x) for x in p) for p in (a, b, c))
+    tm = INF if t_max == INF else _q(t_max)
+    ao, bo, co = _sub(a, o), _sub(b, o), _sub(c, o)
+    U = _dot(d, _cross(co, bo))
+    V = _dot(d, _cross(ao, co))
+    W = _dot(d, _cross(bo, ao))
+    det = U + V + W
+    if det != 0:
+        if (U < 0 or V < 0 or W < 0) and (U > 0 or V > 0 or W > 0):
+            return None
+        t = _dot(
+            d, tuple(U * x + V * y + W * z for x, y, z in zip(ao, bo, co, strict=True))
+        ) / (det * _dot(d, d))
+        return t if 0 <= t <= tm else None
+    if U != 0 or V != 0 or W != 0:  # the line is parallel to the plane, off it
+        return None
+    best = None
+    n = _cross(_sub(b, a), _sub(c, a))
+    if n != (0, 0, 0) and all(
+        _dot(n, _cross(_sub(q, p), _sub(o, p))) >= 0 for p, q in ((a, b), (b, c), (c, a))
+    ):
+        best = Fraction(0)
+    for p, q in ((a, b), (b, c), (c, a)):
+        t = _ray_segment(o, d, p, q)
+        if t is not None and (best is None or t < best):
+            best = t
+    return best if best is not None and best <= tm else None
+
+
+def _ray_segment(o, d, p, q):
+    """Least t >= 0 where the ray meets segment pq, both in one plane (Fractions)."""
+    e = _sub(q, p)
+    po = _sub(p, o)
+    cr = _cross(d, e)
+    if cr != (0, 0, 0):
+        nn = _dot(cr, cr)
+        t = _dot(_cross(po, e), cr) / nn
+        s = _dot(_cross(po, d), cr) / nn
+        return t if t >= 0 and 0 <= s <= 1 else None
+    if _cross(po, d) != (0, 0, 0):  # parallel lines, apart
+        return None
+    dd = _dot(d, d)
+    tp, tq = _dot(po, d) / dd, _dot(_sub(q, o), d) / dd
+    lo, hi = min(tp, tq), max(tp, tq)
+    return None if hi < 0 else max(lo, Fraction(0))
+
+
+def mesh_candidates(triangles, origin, direction, margin=1e-9):
+    """Faces the ray might touch: all but those whose float weights have clearly mixed
+    signs (by ``margin`` of their magnitude, a million times the rounding)."""
+    o = np.asarray(origin, float)
+    d = np.asarray(direction, float)
+    rel = triangles - o
+    a, b, c = rel[:, 0], rel[:, 1], rel[:, 2]
+    w = np.stack([np.cross(c, b) @ d, np.cross(a, c) @ d, np.cross(b, a) @ d], axis=1)
+    size = np.linalg.norm(rel, axis=2)
+    mag = np.linalg.norm(d) * np.stack(
+        [size[:, 2] * size[:, 1], size[:, 0] * size[:, 2], size[:, 1] * size[:, 0]],
+        axis=1,
+    )
+    tol = margin * mag + 1e-300
+    mixed = (w < -tol).any(axis=1) & (w > tol).any(axis=1)
+    return np.flatnonzero(~mixed)
+
+
+def mesh_first_hit(triangles, origin, direction, t_max=INF):
+    """Exact first touch of one ray on a mesh ``triangles (F, 3, 3)``.
+
+    Returns ``(t, faces)``: ``t`` the least exact t (a Fraction) at which the ray touches
+    any face and ``faces`` the set of faces it touches there; ``(None, set())`` on a miss.
+    """
+    best, faces = None, set()
+    for f in mesh_candidates(triangles, origin, direction):
+        t = ray_triangle_exact(origin, direction, *triangles[f], t_max=t_max)
+        if t is None:
+            continue
+        if best is None or t < best:
+            best, faces = t, {int(f)}
+        elif t == best:
+            faces.add(int(f))
+    return best, faces
+
+
+def ulps_apart(x, y):
+    """How many float64 values lie between x and y (both finite, same sign)."""
+    ix = int(np.array(x, np.float64).view(np.int64))
+    iy = int(np.array(y, np.float64).view(np.int64))
+    return abs(ix - iy)
+
+
+def plane_t(origin, direction, a, b, c):
+    """Exact t at which the ray's line meets the plane of abc, ``n . (a - o) / n . d``
+    (a Fraction), or None when ``n . d == 0``."""
+    o = tuple(_q(x) for x in origin)
+    d = tuple(_q(x) for x in direction)
+    a, b, c = (tuple(_q(x) for x in p) for p in (a, b, c))
+    n = _cross(_sub(b, a), _sub(c, a))
+    den = _dot(n, d)
+    return None if den == 0 else _dot(n, _sub(a, o)) / den

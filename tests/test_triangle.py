@@ -1,7 +1,6 @@
 """Triangle primitives: exact overlap, contact segments, watertight ray casts."""
 
 import itertools
-from fractions import Fraction
 
 import fcl
 import numpy as np
@@ -15,6 +14,7 @@ from numba import njit
 import hitbox as hb
 from hitbox import _affine
 from hitbox._kernels import exact_predicates as kp
+from hitbox._kernels import ray_distance as rd
 from hitbox._kernels import ray_triangle as kr
 from hitbox._kernels import triangle_overlap as ko
 from tests import oracles_triangle as ot
@@ -625,18 +625,31 @@ def test_raycast_is_watertight_at_vertices_and_edges(mesh):
                 np.testing.assert_array_equal(hits.t, 1.0)
 
 
-def test_ray_edge_function_negates_exactly_between_neighbours():
-    """The property behind watertightness: a shared edge seen from either triangle."""
-    rng = np.random.default_rng(9)
-    for _ in range(200):
-        a, b = rng.normal(size=(2, 2)) * 10.0 ** rng.integers(-5, 5)
-        assert kr._edge(a[0], a[1], b[0], b[1]) == -kr._edge(b[0], b[1], a[0], a[1])
-    # Nearly parallel sheared vertices: the float products agree, their errors do not.
-    x = 0.1
-    y = 0.3
-    e = kr._edge(x, y, 3 * x, 3 * y)
-    exact = Fraction(3 * x) * Fraction(y) - Fraction(3 * y) * Fraction(x)
-    assert np.sign(e) == np.sign(float(exact)) or (e == 0 and exact == 0)
+@settings(max_examples=400, deadline=None)
+@given(st.integers(0, 2**32 - 1))
+def test_ray_edge_function_has_the_exact_sign_outside_its_tolerance(seed):
+    """The property behind watertightness: the leaf test acts on an edge function's float
+    sign only beyond ``_edge_tolerance``, so that sign must be the exact ray's. Rays from
+    up to 10^4 times the triangle's size away, aimed within 10^-16..10^-9 of an edge."""
+    rng = np.random.default_rng(seed)
+    scale = 10.0 ** rng.integers(-3, 4)
+    tri = rng.uniform(-1, 1, (3, 3)) * scale
+    target = tri[1] + rng.uniform(0, 1) * (tri[2] - tri[1])  # on edge bc, rounded
+    target = target + rng.normal(size=3) * scale * 10.0 ** rng.uniform(-16, -9)
+    origin = target + rng.normal(size=3) * scale * 10.0 ** rng.uniform(0, 4)
+    d = target - origin
+    kx, ky, kz, sx, sy, _, _ = kr.ray_shear((d[0], d[1], d[2]))
+    rel = tri - origin  # as the kernel forms a - o
+    fma = rd.fma
+    (ax, ay, az), (bx, by, bz), (cx, cy, cz) = (
+        (fma(-sx, p[kz], p[kx]), fma(-sy, p[kz], p[ky]), p[kz]) for p in rel
+    )
+    u = kr._edge(bx, by, cx, cy)
+    tol = kr._edge_tolerance(ax, ay, bx, by, cx, cy, az, bz, cz, sx, sy)
+    exact = kp.ray_edge_sign(tuple(d), tuple(tri[2]), tuple(tri[1]), tuple(origin))
+    if abs(u) > tol:
+        assert np.sign(u) == exact
+    assert tol < 1e-9 * scale * scale * 10.0**4  # eps times distance times size
 
 
 def test_ray_in_triangle_plane_and_zero_area_miss():

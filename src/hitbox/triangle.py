@@ -188,11 +188,12 @@ def raycast(triangles, origins, directions=None, *, t_max=None, mode="closest"):
     Notes
     -----
     Watertight (Woop, Benthin & Wald 2013): the ray is sheared so it runs along +z, and
-    each edge function is evaluated from the two sheared vertices alone, sign-exact near
-    zero, so neighbours sharing an edge see it with opposite signs: a ray through a shared
-    edge or vertex hits at least one of them. Both faces count (two-sided). A ray lying
-    in a triangle's plane misses it (in a closed mesh it meets a neighbouring face), and
-    zero-area triangles are never hit.
+    each edge function within its rounding error of zero takes the exact sign, so hit or
+    miss is the exact ray's and a ray through a shared edge or vertex hits at least one of
+    the faces. Both faces count (two-sided). The closest hit is a face the exact ray
+    touches first (hits within rounding of each other are ordered exactly), and t is
+    within 4 ulps of the exact distance. A ray lying in a triangle's plane misses it (in a
+    closed mesh it meets a neighbouring face), and zero-area triangles are never hit.
     """
     check = v.check_choice(mode, "mode", MODES)
     tris, _ = _as_triangles(triangles, "triangles")

@@ -3,14 +3,20 @@
 Nodes are culled with their exact AABBs (every tree keeps them beside its own volume
 kind) by the slab method; a zero direction component is a ray parallel to that slab, and
 is tested by where its origin lies, never by 0 * inf. The far end of each node interval
-is widened by 2*gamma(3) (Ize 2013, "Robust BVH Ray Traversal") so rounding never culls
-a node whose triangle the watertight leaf test would hit.
+is widened by 2*gamma(3) (Ize 2013, "Robust BVH Ray Traversal"), and so is the t it is
+compared with, so rounding never culls a node whose triangle the exact ray hits first.
 """
 
 import numpy as np
 from numba import njit, prange
 
-from hitbox._kernels.ray_triangle import ray_shear, ray_triangle
+from hitbox._kernels.ray_triangle import (
+    closer,
+    final_t,
+    ray_shear,
+    ray_triangle,
+    ray_triangle_bounded,
+)
 from hitbox._kernels.triangle_points import load
 
 #: Rays per call above which the parallel kernel is used (thread start-up costs more below).
@@ -20,7 +26,8 @@ _WIDEN = 1.0 + 2.0 * (3.0 * 2.0**-53) / (1.0 - 3.0 * 2.0**-53)
 
 @njit(inline="always")
 def _slab(lo, hi, o, inv, zero, t0, t1):
-    """One axis of the slab test: the narrowed [t0, t1] (t0 > t1 means a miss)."""
+    """One axis of the slab test: the narrowed [t0, t1] (t0 > t1 means a miss), the far
+    end not yet widened."""
     if zero:
         if o < lo or o > hi:
             return np.inf, -np.inf
@@ -29,17 +36,21 @@ def _slab(lo, hi, o, inv, zero, t0, t1):
     tb = (hi - o) * inv
     if ta > tb:
         ta, tb = tb, ta
-    tb *= _WIDEN
     return (ta if ta > t0 else t0), (tb if tb < t1 else t1)
 
 
 @njit(inline="always")
 def _entry(box, m, o, inv, zero, t_far):
-    """Entry t of the ray into box m within [0, t_far], or inf when it misses."""
-    t0, t1 = _slab(box[m, 0, 0], box[m, 1, 0], o[0], inv[0], zero[0], 0.0, t_far)
+    """Entry t of the ray into box m within [0, t_far], or inf when it misses.
+
+    The far end is widened once, after the three axes (the same as widening each axis:
+    rounding a product by _WIDEN is monotonic); ``t_far`` comes widened by the caller,
+    since the entry t, rounded up, must not pass it where the exact one does not.
+    """
+    t0, t1 = _slab(box[m, 0, 0], box[m, 1, 0], o[0], inv[0], zero[0], 0.0, np.inf)
     t0, t1 = _slab(box[m, 0, 1], box[m, 1, 1], o[1], inv[1], zero[1], t0, t1)
     t0, t1 = _slab(box[m, 0, 2], box[m, 1, 2], o[2], inv[2], zero[2], t0, t1)
-    return t0 if t0 <= t1 else np.inf
+    return t0 if (t0 <= t1 * _WIDEN and t0 <= t_far) else np.inf
 
 
 @njit(inline="always")
@@ -59,13 +70,19 @@ def _ray_setup(origins, directions, r):
 def _cast_one(
     node_box, node_first, node_count, tris, stack, o, d, zero, inv, t_max, first_only
 ):
-    """(t, slot, u, v) of the nearest hit within t_max (any hit with first_only)."""
+    """(t, slot, u, v) of the nearest hit within t_max (any hit with first_only).
+
+    Each hit comes with a bound on its t's error; a hit is kept when its interval lies
+    before the best one's, and ordered exactly (``closer``; ties: the lowest slot)
+    where the two overlap. The kept hit's t is refined at the end (within 4 ulps).
+    """
     shear = ray_shear(d)
     best_t = t_max
+    best_e = 0.0
     best_s = -1
     best_u = 0.0
     best_v = 0.0
-    if _entry(node_box, 0, o, inv, zero, best_t) == np.inf:
+    if _entry(node_box, 0, o, inv, zero, best_t * _WIDEN) == np.inf:
         return np.inf, -1, 0.0, 0.0
     stack[0] = 0
     top = 1
@@ -77,14 +94,22 @@ def _cast_one(
         if c > 0:
             for s in range(f, f + c):
                 a, b, cc = load(tris, s)
-                hit, t, u, v = ray_triangle(o, shear, best_t, a, b, cc)
-                if hit and (best_s < 0 or t < best_t or (t == best_t and s < best_s)):
-                    best_t, best_s, best_u, best_v = t, s, u, v
-                    if first_only:
-                        return best_t, best_s, best_u, best_v
+                hit, t, e, u, v = ray_triangle_bounded(
+                    o, shear, best_t + best_e, a, b, cc
+                )
+                if not hit:
+                    continue
+                # in [0, t_max] and before the best by the bounds, else decided exactly
+                if t - e < 0.0 or not t + e < best_t - best_e:
+                    if not closer(o, d, t_max, tris, s, t, e, best_s, best_t, best_e):
+                        continue
+                best_t, best_e, best_s, best_u, best_v = t, e, s, u, v
+                if first_only:
+                    return final_t(o, d, t_max, a, b, cc, t), s, u, v
             continue
-        tl = _entry(node_box, f, o, inv, zero, best_t)
-        tr = _entry(node_box, f + 1, o, inv, zero, best_t)
+        reach = (best_t + best_e) * _WIDEN  # the exact best t is at most best_t + best_e
+        tl = _entry(node_box, f, o, inv, zero, reach)
+        tr = _entry(node_box, f + 1, o, inv, zero, reach)
         # push the farther child first so the nearer is walked first and prunes the other
         if tl <= tr:
             if tr != np.inf:
@@ -102,7 +127,8 @@ def _cast_one(
                 top += 1
     if best_s < 0:
         return np.inf, -1, 0.0, 0.0
-    return best_t, best_s, best_u, best_v
+    a, b, cc = load(tris, best_s)
+    return final_t(o, d, t_max, a, b, cc, best_t), best_s, best_u, best_v
 
 
 @njit(cache=True, nogil=True)
@@ -225,13 +251,14 @@ def _all_one(
     fill,
 ):
     shear = ray_shear(d)
+    t_far = t_max * _WIDEN
     n = 0
     stack[0] = 0
     top = 1
     while top > 0:
         top -= 1
         m = stack[top]
-        if _entry(node_box, m, o, inv, zero, t_max) == np.inf:
+        if _entry(node_box, m, o, inv, zero, t_far) == np.inf:
             continue
         c = node_count[m]
         f = node_first[m]

@@ -10,7 +10,13 @@ in ``exact_predicates``, 3-tuple loading in ``triangle_points``, overlap in
 import numpy as np
 from numba import njit
 
-from hitbox._kernels.ray_triangle import ray_shear, ray_triangle
+from hitbox._kernels.ray_triangle import (
+    closer,
+    final_t,
+    ray_shear,
+    ray_triangle,
+    ray_triangle_bounded,
+)
 from hitbox._kernels.triangle_contact import CONTACT_SCRATCH, tri_tri_segment
 from hitbox._kernels.triangle_overlap import (
     tri_tri_overlap_idx,
@@ -68,17 +74,27 @@ def intersection_segments(a, b, hit, out):
 def raycast_closest(origins, directions, t_max, tris, out_t, out_face, out_u, out_v):
     """Nearest hit of each ray over every triangle (ties: the lowest face index).
 
-    Misses leave ``t = inf``, ``face = -1``, ``u = v = 0``.
+    Misses leave ``t = inf``, ``face = -1``, ``u = v = 0``. Hits whose t's error bounds
+    overlap are ordered exactly, and the nearest one's t is refined (within 4 ulps).
     """
     for r in range(len(origins)):
         org = (origins[r, 0], origins[r, 1], origins[r, 2])
         shear = ray_shear((directions[r, 0], directions[r, 1], directions[r, 2]))
-        best_t, best_f, best_u, best_v = t_max[r], -1, 0.0, 0.0
+        d = shear[6]
+        tm = t_max[r]
+        best_t, best_e, best_f, best_u, best_v = tm, 0.0, -1, 0.0, 0.0
         for f in range(len(tris)):
             a, b, c = load(tris, f)
-            h, t, u, v = ray_triangle(org, shear, best_t, a, b, c)
-            if h and (t < best_t or best_f < 0):
-                best_t, best_f, best_u, best_v = t, f, u, v
+            h, t, e, u, v = ray_triangle_bounded(org, shear, best_t + best_e, a, b, c)
+            if not h:
+                continue
+            if t - e < 0.0 or not t + e < best_t - best_e:
+                if not closer(org, d, tm, tris, f, t, e, best_f, best_t, best_e):
+                    continue
+            best_t, best_e, best_f, best_u, best_v = t, e, f, u, v
+        if best_f >= 0:
+            a, b, c = load(tris, best_f)
+            best_t = final_t(org, d, tm, a, b, c, best_t)
         out_t[r] = best_t if best_f >= 0 else np.inf
         out_face[r] = best_f
         out_u[r] = best_u

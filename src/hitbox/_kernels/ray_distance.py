@@ -1,0 +1,305 @@
+"""Hit distances of a ray on a triangle: within 4 ulps, and ordered exactly.
+
+The watertight test (``ray_triangle``) finds *whether* a ray hits a triangle exactly, and
+a float t with a bound on its error. Here that t is refined to within 4 ulps of the exact
+one (``refine_t``), and two hits, or a hit and an end of the ray, are ordered exactly when
+their bounds cannot tell (``t_compare``, ``t_in_range``).
+
+Exact t is ``N / D`` with ``N = n . (a - o)``, ``D = n . d`` and ``n = (b - a) x (c - a)``:
+both are sums of products of three input coordinates (Shewchuk 1997, "Adaptive Precision
+Floating-Point Arithmetic and Fast Robust Geometric Predicates"), kept as expansions
+after scaling by powers of two, which keeps every sign and ratio.
+"""
+
+import math
+from fractions import Fraction
+
+import numpy as np
+from numba import config, njit
+from numba.core import types
+from numba.extending import intrinsic
+
+from hitbox._kernels.exact_predicates import (
+    _lift,
+    _push_product3,
+    _sum_sign,
+    _two_product,
+)
+
+_EPS = 2.0**-53
+#: t is accepted from :func:`refine_t`'s Newton step when its error bound, apart from the
+#: final rounding (half an ulp), is at most this many eps * |t| (so under 3.5 ulps).
+_T_ULPS = 3.0
+_LIFT_T = 300  # exact t: points and direction scaled to about 2**300 (degree 3: 2**900)
+_LIFT_CMP = 150  # exact comparisons multiply degree-6 products: about 2**900
+
+
+@intrinsic
+def _fma_llvm(typingctx, x, y, z):
+    """``x * y + z`` rounded once (LLVM's ``llvm.fma``: the FMA instruction, or libm)."""
+    if not all(isinstance(a, types.Float) for a in (x, y, z)):
+        return None
+    sig = types.float64(types.float64, types.float64, types.float64)
+
+    def codegen(context, builder, signature, args):
+        return builder.fma(*args)
+
+    return sig, codegen
+
+
+if config.DISABLE_JIT:  # the intrinsic needs the compiler: the same value, in Python
+
+    def fma(x, y, z):
+        """``x * y + z`` rounded once."""
+        return float(Fraction(x) * Fraction(y) + Fraction(z))
+
+else:
+
+    @njit(inline="always")
+    def fma(x, y, z):
+        """``x * y + z`` rounded once."""
+        return _fma_llvm(x, y, z)
+
+
+@njit(inline="always")
+def _two_sum(a, b):
+    """``a + b == s + e`` exactly (Knuth)."""
+    s = a + b
+    bb = s - a
+    return s, (a - (s - bb)) + (b - bb)
+
+
+# A Newton step with error-free transformations (TwoSum, FMA), as in Ogita, Rump & Oishi
+# 2005, "Accurate Sum and Dot Product".
+@njit(cache=True, nogil=True)
+def refine_t(origin, direction, a, b, c, t0):
+    """The distance t at which a ray that hits triangle abc does so, within 4 ulps.
+
+    One Newton step from the estimate t0 on the plane through a with the float normal
+    ``n = fl((b - a) x (c - a))``: ``t = t0 - n . q / n . d`` with ``q = o + t0 d - a``,
+    which is the exact t of that plane when q, the products and the quotient are exact.
+    q is small (the hit point less a) and is found to a few eps * |q| by splitting
+    ``o - a`` exactly and adding ``t0 d`` fused. The float normal is off by at most
+    ``4.1 eps P_k`` per component (P_k: the cross product's permanent), which moves t by
+    ``|dn . (p - a)| / |n . d|`` for the exact hit point p, with ``|p - a|_k <= max(|b -
+    a|_k, |c - a|_k)`` inside the triangle. When the bound on all of it exceeds 3 eps |t|
+    (a grazing ray, a triangle close to the origin, a poor t0), t comes from exact
+    expansions instead (:func:`t_exact`).
+    """
+    e1x, e1y, e1z = b[0] - a[0], b[1] - a[1], b[2] - a[2]
+    e2x, e2y, e2z = c[0] - a[0], c[1] - a[1], c[2] - a[2]
+    pyz, pzy = e1y * e2z, e1z * e2y
+    pzx, pxz = e1z * e2x, e1x * e2z
+    pxy, pyx = e1x * e2y, e1y * e2x
+    nx, ny, nz = pyz - pzy, pzx - pxz, pxy - pyx
+    dx, dy, dz = direction[0], direction[1], direction[2]
+    ndx, ndy, ndz = nx * dx, ny * dy, nz * dz
+    den = ndx + ndy + ndz
+    e_den = 3.01 * _EPS * (abs(ndx) + abs(ndy) + abs(ndz))
+    den_lo = abs(den) - e_den  # |exact n . d| is at least this
+    if den_lo > 0.0:
+        wx, lx = _two_sum(origin[0], -a[0])
+        wy, ly = _two_sum(origin[1], -a[1])
+        wz, lz = _two_sum(origin[2], -a[2])
+        yx, yy, yz = fma(t0, dx, wx), fma(t0, dy, wy), fma(t0, dz, wz)
+        qx, qy, qz = yx + lx, yy + ly, yz + lz
+        r = nx * qx + ny * qy + nz * qz
+        step = r / den
+        t = t0 - step
+        # |fl(n . q) - n . q_exact|: the dot's rounding and q's two roundings
+        e_r = (
+            abs(nx) * (4.1 * abs(qx) + 1.1 * abs(yx))
+            + abs(ny) * (4.1 * abs(qy) + 1.1 * abs(yy))
+            + abs(nz) * (4.1 * abs(qz) + 1.1 * abs(yz))
+        ) * _EPS
+        tilt = (
+            (abs(pyz) + abs(pzy)) * _bigger(e1x, e2x)
+            + (abs(pzx) + abs(pxz)) * _bigger(e1y, e2y)
+            + (abs(pxy) + abs(pyx)) * _bigger(e1z, e2z)
+        ) * (4.2 * _EPS)
+        err = e_r + (abs(r) + e_r) * e_den / den_lo + tilt
+        if err * (1.0 + 16.0 * _EPS) <= _EPS * (_T_ULPS * abs(t) - abs(step)) * den_lo:
+            return t
+    return t_exact(origin, direction, a, b, c)
+
+
+@njit(inline="always")
+def _bigger(x, y):
+    """max(|x|, |y|), cheaper than numba's max in hot code."""
+    x, y = abs(x), abs(y)
+    return x if x >= y else y
+
+
+@njit(inline="always")
+def _dd_div(nh, nl, dh, dl):
+    """``(nh + nl) / (dh + dl)`` to within half an ulp plus a few eps**2 (relative)."""
+    q = nh / dh
+    ph, pl = _two_product(q, dh)
+    r = ((nh - ph) - pl) + nl - q * dl
+    return q + r / dh
+
+
+#: The six terms of a 3x3 determinant: column of row 0, 1, 2, and sign.
+_DET3 = np.array(
+    [
+        [0, 1, 2, 1],
+        [0, 2, 1, -1],
+        [1, 0, 2, -1],
+        [1, 2, 0, 1],
+        [2, 0, 1, 1],
+        [2, 1, 0, -1],
+    ]
+)
+#: ``N = n . (a - o)`` and ``D = n . d`` (n = (b - a) x (c - a)) as signed determinants
+#: of rows of ``(a, b, c, o, d)``: N = |abc| - |bco| - |abo| + |aco|, D = |bcd| - |acd| +
+#: |abd|.
+_T_TERMS = np.array(
+    [[0, 1, 2, 1], [1, 2, 3, -1], [0, 1, 3, -1], [0, 2, 3, 1], [1, 2, 4, 1],
+     [0, 2, 4, -1], [0, 1, 4, 1]]
+)  # fmt: skip
+
+
+@njit(cache=True, nogil=True)
+def _push_t(buf, o, d, a, b, c):
+    """``N`` into buf[:96] and ``D`` into buf[96:168] as products of three inputs, each
+    split into four floats that sum to it exactly (a loop: quick to compile)."""
+    pts = np.empty((5, 3))
+    for k in range(3):
+        pts[0, k], pts[1, k], pts[2, k], pts[3, k], pts[4, k] = (
+            a[k],
+            b[k],
+            c[k],
+            o[k],
+            d[k],
+        )
+    n = 0
+    for term in range(7):
+        x, y, z = _T_TERMS[term, 0], _T_TERMS[term, 1], _T_TERMS[term, 2]
+        for j in range(6):
+            sign = float(_T_TERMS[term, 3] * _DET3[j, 3])
+            p = pts[x, _DET3[j, 0]]
+            q = pts[y, _DET3[j, 1]]
+            r = pts[z, _DET3[j, 2]]
+            n = _push_product3(buf, n, p, q, r, sign)
+    return n
+
+
+@njit(cache=True, nogil=True)
+def t_exact(origin, direction, a, b, c):
+    """``t = N / D`` from exact expansions of both (D != 0), rounded from double-doubles:
+    within an ulp of the exact t."""
+    kp, kd = _lifts(_LIFT_T, origin, direction, a, b, c, a, b, c)
+    o, d = _lift(origin, kp), _lift(direction, kd)
+    a, b, c = _lift(a, kp), _lift(b, kp), _lift(c, kp)
+    buf = np.empty(168)
+    _push_t(buf, o, d, a, b, c)
+    num, den = buf[:96], buf[96:]
+    nh, nl = _dd(num, _compress(num, 96))
+    dh, dl = _dd(den, _compress(den, 72))
+    if nh == 0.0 or dh == 0.0:
+        return 0.0
+    return math.ldexp(_dd_div(nh, nl, dh, dl), kd - kp)
+
+
+@njit(cache=True, nogil=True)
+def t_compare(origin, direction, a, b, c, a2, b2, c2):
+    """Exact sign of ``t - t2``, the distances at which one ray hits triangles abc and
+    a2 b2 c2 (neither has ``n . d == 0``): the sign of ``N D2 - N2 D`` times those of D
+    and D2, each product of two expansions summed exactly."""
+    kp, kd = _lifts(_LIFT_CMP, origin, direction, a, b, c, a2, b2, c2)
+    o, d = _lift(origin, kp), _lift(direction, kd)
+    one = np.empty(168)
+    _push_t(one, o, d, _lift(a, kp), _lift(b, kp), _lift(c, kp))
+    two = np.empty(168)
+    _push_t(two, o, d, _lift(a2, kp), _lift(b2, kp), _lift(c2, kp))
+    n1, d1, n2, d2 = one[:96], one[96:], two[:96], two[96:]
+    m1, k1 = _compress(n1, 96), _compress(d1, 72)
+    m2, k2 = _compress(n2, 96), _compress(d2, 72)
+    prod = np.empty(2 * (m1 * k2 + m2 * k1))
+    n = 0
+    for i in range(m1):
+        for j in range(k2):
+            prod[n], prod[n + 1] = _two_product(n1[i], d2[j])
+            n += 2
+    for i in range(m2):
+        for j in range(k1):
+            p, e = _two_product(n2[i], d1[j])
+            prod[n], prod[n + 1] = -p, -e
+            n += 2
+    sign = _sum_sign(prod, n)
+    return -sign if (d1[k1 - 1] < 0.0) != (d2[k2 - 1] < 0.0) else sign
+
+
+@njit(cache=True, nogil=True)
+def t_in_range(origin, direction, a, b, c, t_max):
+    """Exactly whether ``0 <= t <= t_max`` for the distance t = N / D (D != 0) at which
+    the ray hits abc. ``t_max`` inf skips the upper end."""
+    kp, kd = _lifts(_LIFT_CMP, origin, direction, a, b, c, a, b, c)
+    o, d = _lift(origin, kp), _lift(direction, kd)
+    buf = np.empty(96 + 144)
+    _push_t(buf, o, d, _lift(a, kp), _lift(b, kp), _lift(c, kp))
+    den = buf[96:168].copy()
+    k = _compress(den, 72)
+    flip = den[k - 1] < 0.0
+    s = _sum_sign(buf[:96].copy(), 96)
+    if s != 0 and (s < 0) != flip:
+        return False  # t < 0
+    if t_max == np.inf:
+        return True
+    scaled = math.ldexp(t_max, kp - kd)  # t_max in the scaled problem's units
+    n = 96
+    for j in range(k):  # N - t_max D, D's expansion times one float: exact
+        p, e = _two_product(scaled, den[j])
+        buf[n], buf[n + 1] = -p, -e
+        n += 2
+    s = _sum_sign(buf, n)
+    return s == 0 or (s < 0) != flip
+
+
+@njit(inline="always")
+def _lifts(lift, origin, direction, a, b, c, a2, b2, c2):
+    """Powers of two that bring the points' and the direction's largest magnitudes to
+    about 2**lift (t scales by a power of two; comparisons keep their sign)."""
+    big_p = 0.0
+    for x in (origin, a, b, c, a2, b2, c2):
+        big_p = max(big_p, abs(x[0]), abs(x[1]), abs(x[2]))
+    big_d = max(abs(direction[0]), abs(direction[1]), abs(direction[2]))
+    kp = lift - math.frexp(big_p)[1] if big_p > 0.0 else 0
+    return kp, lift - math.frexp(big_d)[1]
+
+
+@njit(cache=True, nogil=True)
+def _compress(buf, n):
+    """Replace ``buf[:n]`` by the non-zero, non-overlapping partials of its exact sum in
+    increasing magnitude (as ``math.fsum`` keeps them); return how many there are."""
+    m = 0
+    for k in range(n):
+        x = buf[k]
+        i = 0
+        for jj in range(m):
+            y = buf[jj]
+            if abs(x) < abs(y):
+                x, y = y, x
+            hi = x + y
+            lo = y - (hi - x)
+            if lo != 0.0:
+                buf[i] = lo
+                i += 1
+            x = hi
+        if x != 0.0:
+            buf[i] = x
+            i += 1
+        m = i
+    return m
+
+
+@njit(inline="always")
+def _dd(buf, m):
+    """A double-double of the expansion ``buf[:m]`` from :func:`_compress`: the largest
+    part and the rest summed upward (relative error a few eps**2)."""
+    if m == 0:
+        return 0.0, 0.0
+    rest = 0.0
+    for j in range(m - 1):
+        rest += buf[j]
+    return _two_sum(buf[m - 1], rest)
