@@ -56,6 +56,8 @@ def check(mesh, hits, origins, directions):
         n_hits += 1
         assert hits.face[r] in faces, (r, hits.face[r], faces)
         worst = max(worst, oracle.ulps_apart(hits.t[r], float(t)))
+        u, v = hits.u[r], hits.v[r]  # barycentrics inside the closed triangle, in float
+        assert u >= 0.0 and v >= 0.0 and u + v <= 1.0, (r, u, v)
     assert worst <= 4
     return n_hits, worst
 

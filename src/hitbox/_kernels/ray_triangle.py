@@ -61,6 +61,18 @@ def _exact_edge(d, q, p, o, value):
 
 
 @njit(inline="always")
+def _inside(u, v):
+    """A hit's barycentrics kept in the closed triangle as float64 computes them: u and
+    v are >= 0 and <= 1 already (edge values of one sign, det their sum), but u + v may
+    pass 1 by an ulp; then v is lowered until it does not."""
+    if u + v > 1.0:
+        v = 1.0 - u
+        while u + v > 1.0:
+            v = np.nextafter(v, 0.0)
+    return u, v
+
+
+@njit(inline="always")
 def ray_triangle(origin, shear, t_max, a, b, c):
     """Watertight, two-sided ray–triangle test (Woop, Benthin & Wald 2013, JCGT 2(1)).
 
@@ -160,7 +172,8 @@ def ray_triangle_bounded(origin, shear, t_hi, a, b, c):
     err = _t_bound(det, 3.0 * tol + rU + rV + rW, zA, zB, zC)
     if not (t + err >= 0.0 and t - err <= t_hi):
         return False, np.inf, 0.0, 0.0, 0.0
-    return True, t, err, V / det, W / det
+    u, v = _inside(V / det, W / det)
+    return True, t, err, u, v
 
 
 @njit(inline="always")
