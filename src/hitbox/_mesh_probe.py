@@ -315,7 +315,11 @@ class MeshProbes:
         ``"closest"`` and ``"any"``: :class:`hitbox.triangle.RayHits` (hit, t, face, u, v),
         with t = inf and face = -1 on a miss; ``"any"`` reports some hit, not the nearest.
         ``"all"``: :class:`MeshRayHits` of every hit. The hit point is
-        ``(1 - u - v) a + u b + v c`` of the face's vertices a, b, c.
+        ``(1 - u - v) a + u b + v c`` of the face's vertices a, b, c, with u, v >= 0 and
+        u + v <= 1. Hit or miss, the face hit first and the order of hits are those of
+        the exact ray on the float64 inputs (a ray through a shared edge or vertex hits
+        one face around it); t is within 4 ulps of the exact distance
+        (:mod:`hitbox._kernels.ray_distance`).
         """
         return raycast(self, origins, directions, t_max=t_max, mode=mode)
 
