@@ -44,14 +44,11 @@ def _two_product(a, b):
     return p, e
 
 
-@njit(cache=True)
-def _sum_sign(buf, n):
-    """Sign of the exact sum of ``buf[:n]``; overwrites ``buf``.
-
-    The partials of Python's ``math.fsum`` (Shewchuk's grow-expansion): after each input
-    they are non-overlapping and increasing in magnitude, so the largest non-zero one has
-    the sign of the exact sum. Partials are written over inputs already read.
-    """
+@njit(cache=True, nogil=True)
+def compress(buf, n):
+    """Replace ``buf[:n]`` by the non-zero, non-overlapping partials of its exact sum in
+    increasing magnitude (Python's ``math.fsum`` partials, Shewchuk's grow-expansion);
+    return how many there are. Partials are written over inputs already read."""
     m = 0
     for k in range(n):
         x = buf[k]
@@ -66,14 +63,21 @@ def _sum_sign(buf, n):
                 buf[i] = lo
                 i += 1
             x = hi
-        buf[i] = x
-        m = i + 1
-    for jj in range(m - 1, -1, -1):
-        if buf[jj] > 0.0:
-            return 1
-        if buf[jj] < 0.0:
-            return -1
-    return 0
+        if x != 0.0:
+            buf[i] = x
+            i += 1
+        m = i
+    return m
+
+
+@njit(cache=True)
+def _sum_sign(buf, n):
+    """Sign of the exact sum of ``buf[:n]``; overwrites ``buf``: the sign of the largest
+    partial of :func:`compress`."""
+    m = compress(buf, n)
+    if m == 0:
+        return 0
+    return 1 if buf[m - 1] > 0.0 else -1
 
 
 @njit(inline="always")

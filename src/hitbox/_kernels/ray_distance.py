@@ -24,6 +24,7 @@ from hitbox._kernels.exact_predicates import (
     _push_product3,
     _sum_sign,
     _two_product,
+    compress,
 )
 
 _EPS = 2.0**-53
@@ -194,8 +195,8 @@ def t_exact(origin, direction, a, b, c):
     buf = np.empty(168)
     _push_t(buf, o, d, a, b, c)
     num, den = buf[:96], buf[96:]
-    nh, nl = _dd(num, _compress(num, 96))
-    dh, dl = _dd(den, _compress(den, 72))
+    nh, nl = _dd(num, compress(num, 96))
+    dh, dl = _dd(den, compress(den, 72))
     if nh == 0.0 or dh == 0.0:
         return 0.0
     return math.ldexp(_dd_div(nh, nl, dh, dl), kd - kp)
@@ -213,8 +214,8 @@ def t_compare(origin, direction, a, b, c, a2, b2, c2):
     two = np.empty(168)
     _push_t(two, o, d, _lift(a2, kp), _lift(b2, kp), _lift(c2, kp))
     n1, d1, n2, d2 = one[:96], one[96:], two[:96], two[96:]
-    m1, k1 = _compress(n1, 96), _compress(d1, 72)
-    m2, k2 = _compress(n2, 96), _compress(d2, 72)
+    m1, k1 = compress(n1, 96), compress(d1, 72)
+    m2, k2 = compress(n2, 96), compress(d2, 72)
     prod = np.empty(2 * (m1 * k2 + m2 * k1))
     n = 0
     for i in range(m1):
@@ -239,7 +240,7 @@ def t_in_range(origin, direction, a, b, c, t_max):
     buf = np.empty(96 + 144)
     _push_t(buf, o, d, _lift(a, kp), _lift(b, kp), _lift(c, kp))
     den = buf[96:168].copy()
-    k = _compress(den, 72)
+    k = compress(den, 72)
     flip = den[k - 1] < 0.0
     s = _sum_sign(buf[:96].copy(), 96)
     if s != 0 and (s < 0) != flip:
@@ -268,34 +269,9 @@ def _lifts(lift, origin, direction, a, b, c, a2, b2, c2):
     return kp, lift - math.frexp(big_d)[1]
 
 
-@njit(cache=True, nogil=True)
-def _compress(buf, n):
-    """Replace ``buf[:n]`` by the non-zero, non-overlapping partials of its exact sum in
-    increasing magnitude (as ``math.fsum`` keeps them); return how many there are."""
-    m = 0
-    for k in range(n):
-        x = buf[k]
-        i = 0
-        for jj in range(m):
-            y = buf[jj]
-            if abs(x) < abs(y):
-                x, y = y, x
-            hi = x + y
-            lo = y - (hi - x)
-            if lo != 0.0:
-                buf[i] = lo
-                i += 1
-            x = hi
-        if x != 0.0:
-            buf[i] = x
-            i += 1
-        m = i
-    return m
-
-
 @njit(inline="always")
 def _dd(buf, m):
-    """A double-double of the expansion ``buf[:m]`` from :func:`_compress`: the largest
+    """A double-double of the expansion ``buf[:m]`` from :func:`compress`: the largest
     part and the rest summed upward (relative error a few eps**2)."""
     if m == 0:
         return 0.0, 0.0
