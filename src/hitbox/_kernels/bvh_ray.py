@@ -11,11 +11,11 @@ import numpy as np
 from numba import njit, prange
 
 from hitbox._kernels.ray_triangle import (
-    closer,
     final_t,
     ray_shear,
     ray_triangle,
     ray_triangle_bounded,
+    takes_over,
 )
 from hitbox._kernels.triangle_points import load
 
@@ -99,10 +99,8 @@ def _cast_one(
                 )
                 if not hit:
                     continue
-                # in [0, t_max] and before the best by the bounds, else decided exactly
-                if t - e < 0.0 or not t + e < best_t - best_e:
-                    if not closer(o, d, t_max, tris, s, t, e, best_s, best_t, best_e):
-                        continue
+                if not takes_over(o, d, t_max, tris, s, t, e, best_s, best_t, best_e):
+                    continue
                 best_t, best_e, best_s, best_u, best_v = t, e, s, u, v
                 if first_only:
                     return final_t(o, d, t_max, a, b, cc, t), s, u, v

@@ -9,15 +9,8 @@ against k-DOP in ``sphere_kdop``, the box-like kinds against each other in ``box
 
 from numba import njit
 
-from hitbox._kernels.box_sat import (
-    aabb_kdop,
-    aabb_obb,
-    kdop_obb,
-)
-from hitbox._kernels.sphere_box import (
-    sphere_aabb,
-    sphere_obb,
-)
+from hitbox._kernels.box_sat import aabb_kdop, aabb_obb, kdop_obb
+from hitbox._kernels.sphere_box import sphere_aabb, sphere_obb
 from hitbox._kernels.sphere_kdop import sphere_kdop
 
 # -- elementwise kernels (one item of either side broadcasts) --------------------------

@@ -26,6 +26,7 @@ from hitbox._kernels.exact_predicates import (
     _two_product,
     compress,
 )
+from hitbox._kernels.triangle_points import cross_products
 
 _EPS = 2.0**-53
 #: t is accepted from :func:`refine_t`'s Newton step when its error bound, apart from the
@@ -89,9 +90,7 @@ def refine_t(origin, direction, a, b, c, t0):
     """
     e1x, e1y, e1z = b[0] - a[0], b[1] - a[1], b[2] - a[2]
     e2x, e2y, e2z = c[0] - a[0], c[1] - a[1], c[2] - a[2]
-    pyz, pzy = e1y * e2z, e1z * e2y
-    pzx, pxz = e1z * e2x, e1x * e2z
-    pxy, pyx = e1x * e2y, e1y * e2x
+    pyz, pzy, pzx, pxz, pxy, pyx = cross_products((e1x, e1y, e1z), (e2x, e2y, e2z))
     nx, ny, nz = pyz - pzy, pzx - pxz, pxy - pyx
     dx, dy, dz = direction[0], direction[1], direction[2]
     ndx, ndy, ndz = nx * dx, ny * dy, nz * dz

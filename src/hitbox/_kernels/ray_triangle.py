@@ -99,6 +99,16 @@ def final_t(origin, direction, t_max, a, b, c, t):
     return 0.0 if t < 0.0 else (t_max if t > t_max else t)
 
 
+@njit(inline="always")
+def takes_over(origin, direction, t_max, tris, i, t, err, best, best_t, best_err):
+    """Whether hit ``i`` (t, err) replaces the best so far in a closest-hit search: at
+    once when the bounds put it at t >= 0 and before the best (whose t starts at t_max),
+    else as :func:`closer` decides."""
+    if t - err >= 0.0 and t + err < best_t - best_err:
+        return True
+    return closer(origin, direction, t_max, tris, i, t, err, best, best_t, best_err)
+
+
 @njit(cache=True, nogil=True)
 def closer(origin, direction, t_max, tris, i, t, err, best, best_t, best_err):
     """Whether hit ``i`` of :func:`ray_triangle_bounded` (t, err) lies in [0, t_max] and

@@ -156,6 +156,21 @@ def home_order(boxes, axes, origin, scale, gdim):
 # -- columns: entries sorted by lo on the sweep axis -----------------------------------
 
 
+@njit(inline="always")
+def _cross_slab(boxes, i, a, o, size, cells, c, rec, e, col):
+    """Box i's slab on cross axis a (-1: none) into ``rec[e, col:col + 2]``: whether
+    column c is the first cell it covers (always so without the axis), and whether it
+    covers column c."""
+    if a < 0:
+        return True, True
+    lo = boxes[i, 0, a]
+    hi = boxes[i, 1, a]
+    rec[e, col] = lo
+    rec[e, col + 1] = hi
+    first = _cell(lo, o, size, cells)
+    return first == c, (first <= c) & (c <= _cell(hi, o, size, cells))
+
+
 @njit
 def _fill_entry(boxes, i, e, g, cu, cv, rec, tag):
     """Copy box i's slabs into record e of column (cu, cv) and tag it with its flags.
@@ -169,27 +184,10 @@ def _fill_entry(boxes, i, e, g, cu, cv, rec, tag):
     rec[e, 0] = x0
     rec[e, 1] = x1
     reach = x0 <= x1
-    flags = np.int64(0)
-    if au >= 0:
-        lo = boxes[i, 0, au]
-        hi = boxes[i, 1, au]
-        rec[e, 2] = lo
-        rec[e, 3] = hi
-        first = _cell(lo, ou, su, gu)
-        flags |= np.int64(first == cu)
-        reach &= (first <= cu) & (cu <= _cell(hi, ou, su, gu))
-    else:
-        flags |= 1
-    if av >= 0:
-        lo = boxes[i, 0, av]
-        hi = boxes[i, 1, av]
-        rec[e, 4] = lo
-        rec[e, 5] = hi
-        first = _cell(lo, ov, sv, gv)
-        flags |= np.int64(first == cv) << 1
-        reach &= (first <= cv) & (cv <= _cell(hi, ov, sv, gv))
-    else:
-        flags |= 2
+    first_u, reach_u = _cross_slab(boxes, i, au, ou, su, gu, cu, rec, e, 2)
+    first_v, reach_v = _cross_slab(boxes, i, av, ov, sv, gv, cv, rec, e, 4)
+    flags = np.int64(first_u) | (np.int64(first_v) << 1)
+    reach &= reach_u & reach_v
     tag[e] = (np.int64(i) << _FLAG_BITS) | flags
     return reach
 

@@ -11,19 +11,15 @@ import numpy as np
 from numba import njit
 
 from hitbox._kernels.ray_triangle import (
-    closer,
     final_t,
     ray_shear,
     ray_triangle,
     ray_triangle_bounded,
+    takes_over,
 )
 from hitbox._kernels.triangle_contact import CONTACT_SCRATCH, tri_tri_segment
-from hitbox._kernels.triangle_overlap import (
-    tri_tri_overlap_idx,
-)
-from hitbox._kernels.triangle_points import (
-    load,
-)
+from hitbox._kernels.triangle_overlap import tri_tri_overlap_idx
+from hitbox._kernels.triangle_points import load
 
 
 @njit(cache=True, nogil=True)
@@ -88,9 +84,8 @@ def raycast_closest(origins, directions, t_max, tris, out_t, out_face, out_u, ou
             h, t, e, u, v = ray_triangle_bounded(org, shear, best_t + best_e, a, b, c)
             if not h:
                 continue
-            if t - e < 0.0 or not t + e < best_t - best_e:
-                if not closer(org, d, tm, tris, f, t, e, best_f, best_t, best_e):
-                    continue
+            if not takes_over(org, d, tm, tris, f, t, e, best_f, best_t, best_e):
+                continue
             best_t, best_e, best_f, best_u, best_v = t, e, f, u, v
         if best_f >= 0:
             a, b, c = load(tris, best_f)

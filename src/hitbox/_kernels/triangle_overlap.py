@@ -10,7 +10,7 @@ depend on the order of the vertices or of the two triangles.
 from numba import njit
 
 from hitbox._kernels.exact_predicates import _O3_BOUND, _UNDERFLOW, orient2d, orient3d
-from hitbox._kernels.triangle_points import _cross, _sub, load, load_xf
+from hitbox._kernels.triangle_points import _cross, _sub, cross_products, load, load_xf
 
 # -- projections -----------------------------------------------------------------------
 
@@ -192,9 +192,7 @@ def _side_signs(p0, p1, p2, q0, q1, q2):
     """
     ux, uy, uz = p1[0] - p0[0], p1[1] - p0[1], p1[2] - p0[2]
     vx, vy, vz = p2[0] - p0[0], p2[1] - p0[1], p2[2] - p0[2]
-    uyvz, uzvy = uy * vz, uz * vy
-    uzvx, uxvz = uz * vx, ux * vz
-    uxvy, uyvx = ux * vy, uy * vx
+    uyvz, uzvy, uzvx, uxvz, uxvy, uyvx = cross_products((ux, uy, uz), (vx, vy, vz))
     nx, ny, nz = uyvz - uzvy, uzvx - uxvz, uxvy - uyvx
     px, py, pz = abs(uyvz) + abs(uzvy), abs(uzvx) + abs(uxvz), abs(uxvy) + abs(uyvx)
     s0 = _filtered_sign(q0, p0, nx, ny, nz, px, py, pz)
@@ -202,6 +200,17 @@ def _side_signs(p0, p1, p2, q0, q1, q2):
     s2 = _filtered_sign(q2, p0, nx, ny, nz, px, py, pz)
     side = s0 if (s0 != 0 and s0 == s1 and s1 == s2) else 0
     return side, s0, s1, s2
+
+
+@njit(inline="always")
+def _exact_signs(s0, s1, s2, p0, p1, p2, q0, q1, q2):
+    """The exact signs of q0, q1, q2 against plane p0 p1 p2: the filter's
+    (:func:`_side_signs`) where it decided, orient3d's where it did not."""
+    return (
+        s0 if s0 != 0 else orient3d(p0, p1, p2, q0),
+        s1 if s1 != 0 else orient3d(p0, p1, p2, q1),
+        s2 if s2 != 0 else orient3d(p0, p1, p2, q2),
+    )
 
 
 @njit(cache=True)
@@ -227,18 +236,10 @@ def tri_tri_overlap(p0, p1, p2, q0, q1, q2):
     side, b0, b1, b2 = _side_signs(q0, q1, q2, p0, p1, p2)
     if side != 0:
         return False
-    sq = (
-        a0 if a0 != 0 else orient3d(p0, p1, p2, q0),
-        a1 if a1 != 0 else orient3d(p0, p1, p2, q1),
-        a2 if a2 != 0 else orient3d(p0, p1, p2, q2),
-    )
+    sq = _exact_signs(a0, a1, a2, p0, p1, p2, q0, q1, q2)
     if sq[0] == sq[1] and sq[1] == sq[2] and sq[0] != 0:
         return False
-    sp = (
-        b0 if b0 != 0 else orient3d(q0, q1, q2, p0),
-        b1 if b1 != 0 else orient3d(q0, q1, q2, p1),
-        b2 if b2 != 0 else orient3d(q0, q1, q2, p2),
-    )
+    sp = _exact_signs(b0, b1, b2, q0, q1, q2, p0, p1, p2)
     if sp[0] == sp[1] and sp[1] == sp[2] and sp[0] != 0:
         return False
     P = (p0, p1, p2)

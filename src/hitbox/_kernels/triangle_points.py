@@ -61,3 +61,11 @@ def _dot(a, b):
 @njit(inline="always")
 def _lerp(a, b, t):
     return (a[0] + t * (b[0] - a[0]), a[1] + t * (b[1] - a[1]), a[2] + t * (b[2] - a[2]))
+
+
+@njit(inline="always")
+def cross_products(u, v):
+    """The six products of ``u x v``: (yz, zy, zx, xz, xy, yx), so that the cross
+    product is (yz - zy, zx - xz, xy - yx) and the sums of their magnitudes bound its
+    rounding (Shewchuk's permanents)."""
+    return u[1] * v[2], u[2] * v[1], u[2] * v[0], u[0] * v[2], u[0] * v[1], u[1] * v[0]
