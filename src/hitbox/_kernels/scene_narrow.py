@@ -104,10 +104,9 @@ def _slab_axes(kind):
     return AX26
 
 
-@njit(cache=True, nogil=True, fastmath={"nnan", "ninf", "nsz"})
+@njit(cache=True, nogil=True)
 def _slab_range(x, y, z, mx, my, mz):
-    """(min, max) of mx x + my y + mz z over the columns: one pass the compiler
-    vectorises (finite inputs: the flags only let it reorder min and max)."""
+    """(min, max) of mx x + my y + mz z over the columns, in one pass."""
     lo = np.inf
     hi = -np.inf
     for v in range(len(x)):
