@@ -151,6 +151,7 @@ class SceneBuffers:
         a view cost more than the reading)."""
         cap = int(self.ctl[_kl.C_PAIR_CAP])
         self._counts = self.ctl[_kl.C_COUNTS : _kl.C_HITS + 1]
+        self._facts = self.ctl[_kl.C_COUNTS : _kl.C_NEED_FRONT + 1]
         self._horizon = self.ctl[_kl.C_HORIZON : _kl.C_HORIZON + 1].view(np.float64)
         self._pairs = self.out_i[: 2 * cap].reshape(2, cap)
 
@@ -299,6 +300,12 @@ class SceneBuffers:
     def horizon(self):
         """The last step's quiet horizon (see the step kernel)."""
         return float(self._horizon[0])
+
+    def step_facts(self):
+        """The last step's :meth:`counts`, and whether its fronts need more room (one
+        read of the control block)."""
+        facts = self._facts.tolist()
+        return facts[: _kl.C_HITS + 1 - _kl.C_COUNTS], facts[-1]
 
     def counts(self):
         """The last step's counts: verdicts (6), near, volume pairs, volume passes,

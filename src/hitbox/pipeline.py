@@ -45,7 +45,7 @@ exactly with no pretreatment and no culling.
 
 import math
 import numbers
-import time
+from time import perf_counter as _clock
 
 import numpy as np
 
@@ -196,14 +196,18 @@ class Scene(SceneEditing):
             dt = check_real(dt, "dt")
         if not (dt >= 0.0 and dt < math.inf):
             raise ValueError(f"dt must be finite and >= 0, got {dt}")
-        if mode != "any":
-            v.check_choice(mode, "mode", MODES)
-        if continuous is not False and not isinstance(continuous, bool | np.bool_):
+        if mode == "any" and continuous is False and inside is False:
+            if self._time + dt < self._horizon:
+                return self._quiet(dt)
+            return self._run(dt, 0)  # the common step: nothing more to check or add
+        v.check_choice(mode, "mode", MODES)
+        if not isinstance(continuous, bool | np.bool_):
             raise TypeError(f"continuous must be a bool, got {type(continuous).__name__}")
         _check_inside(inside, mode)
         if self._time + dt < self._horizon and not continuous and not inside:
             return self._quiet(dt)
-        return self._finish(self._run(dt, mode, bool(continuous)), mode, inside)
+        flags = (0 if mode == "any" else 1) | (4 if continuous else 0)
+        return self._finish(self._run(dt, flags), mode, inside)
 
     def run(self, dt, steps, *, mode="any", continuous=False):
         """``steps`` calls of :meth:`step` (``dt``, ``mode``, ``continuous``) in one
@@ -253,7 +257,7 @@ class Scene(SceneEditing):
         _check_inside(inside, mode)
         if self._time < self._horizon and not inside:
             return self._quiet(0.0)
-        return self._finish(self._run(0.0, mode), mode, inside)
+        return self._finish(self._run(0.0, 0 if mode == "any" else 1), mode, inside)
 
     def within(self, distance):
         """Pairs of objects at most ``distance`` apart now, and how far: ((2, n) pairs,
@@ -281,12 +285,12 @@ class Scene(SceneEditing):
 
     def _quiet(self, dt):
         """A step before the quiet horizon: its motion queued, no pair touching."""
-        start = time.perf_counter()
+        start = _clock()
         self._time += dt
         if dt > 0.0:
             self._pending.append(dt)
         facts = (self._time, len(self._objects), self._n_dyn, self._n_stat,
-                 self._quiet_counts, time.perf_counter() - start)  # fmt: skip
+                 self._quiet_counts, _clock() - start)  # fmt: skip
         return StepResult(NO_TRIANGLES, NO_TRIANGLES, NO_OFFSETS, facts)
 
     def _materialize(self):
@@ -302,47 +306,50 @@ class Scene(SceneEditing):
         self._materialize()
         self._horizon = -math.inf
 
-    def _run(self, dt, mode, continuous=False):
-        start = time.perf_counter()
-        self._materialize()
+    def _run(self, dt, flags):
+        """One compiled step (``flags``: bit 0 mode "all", bit 2 continuous) and its
+        result; the Python here is kept to a few attribute reads (a step of a small
+        scene costs about as much as this wrapper)."""
+        start = _clock()
+        if self._pending:
+            self._materialize()
         if self._lists_dirty:
             self._refresh_lists()
         buf = self._buf
-        all_pairs = mode != "any"
-        flags = (1 if all_pairs else 0) | (2 if self._trace_on else 0)
-        if continuous:
-            flags |= 4
-        self._time += dt
-        # the kernel called here, not through buf.run: a quiet step is about one call
+        if self._trace_on:
+            flags |= 2
+        self._time = now = self._time + dt
         n = _ks.step(
             buf.fbuf, buf.ibuf, buf.tree_f, buf.tree_i, buf.mem_i, buf.front, buf.ctl,
-            buf.out_i, dt, self._time, self._threshold_value, self._sweep, flags,
+            buf.out_i, dt, now, self._threshold_value, self._sweep, flags,
         )  # fmt: skip
         if n < 0:
-            n = buf.run_again(dt, self._time, self._threshold_value, self._sweep, flags)
-        if buf.ctl[_kl.C_NEED_FRONT]:
+            n = buf.run_again(dt, now, self._threshold_value, self._sweep, flags)
+        counts, need_front = buf.step_facts()
+        if need_front:
             buf.grow_fronts()
-        counts = buf.counts()
-        self._horizon = -math.inf if self._trace_on else buf.horizon()
-        if self._horizon > self._time:
-            quiet = counts.copy()
-            quiet[_k.ASLEEP] += quiet[_k.SCHEDULED]
-            quiet[_k.SCHEDULED] = 0
-            self._quiet_counts = quiet
+        if flags & 2:
+            self._horizon = -math.inf
+            self.trace = buf.trace()
+        else:
+            self._horizon = horizon = buf.horizon()
+            if horizon > now:
+                quiet = counts.copy()
+                quiet[_k.ASLEEP] += quiet[_k.SCHEDULED]
+                quiet[_k.SCHEDULED] = 0
+                self._quiet_counts = quiet
         if n == 0:
             pairs, tris, offsets = NO_TRIANGLES, NO_TRIANGLES, NO_OFFSETS
         else:
             pairs = buf.pairs(n)
-            if all_pairs:
+            if flags & 1:
                 tris, offsets = buf.triangles(n)
             else:
                 tris, offsets = NO_TRIANGLES, zero_offsets(n)
-        if self._trace_on:
-            self.trace = buf.trace()
-        facts = (self._time, len(self._objects), self._n_dyn, self._n_stat,
-                 counts, time.perf_counter() - start)  # fmt: skip
+        facts = (now, len(self._objects), self._n_dyn, self._n_stat, counts,
+                 _clock() - start)  # fmt: skip
         result = StepResult(pairs, tris, offsets, facts)
-        if continuous:
+        if flags & 4:
             result.toi = buf.contact_times(n)
         return result
 
