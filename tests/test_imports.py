@@ -35,6 +35,7 @@ LAYERS = {
     "_scene_brute": 6,
     "_scene_editing": 6,
     "distance": 5,
+    "volume_distance": 5,
     "pipeline": 7,
     "scene_queries": 7,
     "shapes": 7,

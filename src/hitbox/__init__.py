@@ -28,6 +28,7 @@ _SUBMODULES = (
     "bvh",
     "mesh",
     "distance",
+    "volume_distance",
     "shapes",
     "convex",
     "poses",
