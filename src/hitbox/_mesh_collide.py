@@ -56,7 +56,8 @@ class MeshCollisions:
             sorted.
         inside : bool
             With ``mode="any"``: also True when one closed mesh lies wholly inside the other
-            without the surfaces crossing (a vertex of each tested by :meth:`contains`).
+            without the surfaces crossing (a vertex of each tested by
+            :meth:`~hitbox.mesh.TriangleMesh.contains`).
 
         Touching (a shared point, edge or face) counts as intersecting. The rule of
         exactness: ``other``'s vertices are moved by ``transform`` and rounded once to
@@ -124,7 +125,8 @@ class MeshCollisions:
         inside : bool
             With ``mode="any"``: also True where one closed mesh lies wholly inside the
             other without the surfaces crossing, as :meth:`intersect` decides it (one
-            vertex of each tested by :meth:`contains`, batched over the placements).
+            vertex of each tested by :meth:`~hitbox.mesh.TriangleMesh.contains`,
+            batched over the placements).
 
         Returns
         -------
