@@ -19,6 +19,7 @@ import trimesh
 
 import hitbox
 from hitbox import cli, files
+from hitbox.cli import common, info, raycast
 from hitbox.bvh import KINDS
 from hitbox.mesh import NODE, TriangleMesh
 
@@ -114,8 +115,8 @@ def test_version(capsys):
 
 
 def test_node_kinds_written_in_the_cli_match_the_library():
-    assert cli.NODE_KINDS == KINDS
-    assert cli.NODE == NODE
+    assert common.NODE_KINDS == KINDS
+    assert common.NODE == NODE
 
 
 def test_help_imports_no_kernels():
@@ -263,7 +264,7 @@ def test_random_rays_match_the_library(capsys, folder):
         "aabb",
     )
     mesh = files.load_mesh(folder / "torus.stl", node="aabb")
-    origins, directions = cli._random_rays(mesh.vertices, 5000, 3)
+    origins, directions = raycast._random_rays(mesh.vertices, 5000, 3)
     assert got["hits"] == int(mesh.raycast(origins, directions).hit.sum()) > 0
     status, text, _ = run(capsys, "raycast", folder / "torus.stl", "--rays", "1_000")
     assert status == 0 and "rays/s" in text and "1,000" in text
@@ -375,7 +376,7 @@ def test_stl_corners_are_shared(folder):
     """STL repeats each triangle's corners; the reader merges equal ones."""
     vertices, faces = files.read_mesh(folder / "torus.stl")
     assert len(vertices) == 40 * 12
-    assert cli._closed(faces)
+    assert info._closed(faces)
 
 
 # -- bad files ---------------------------------------------------------------------------

@@ -50,8 +50,6 @@ LAYERS = {
     "view": 8,
     "warmup": 8,
     "cli": 10,
-    "_cli_common": 10,
-    "_cli_mesh": 10,
     "__init__": 10,
 }
 

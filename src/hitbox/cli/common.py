@@ -1,10 +1,9 @@
-"""What every ``hitbox`` subcommand shares: option types, timing, and the output (rich
-tables and progress on a terminal, ``--json`` for scripts). Imports only the standard
-library at load time, so ``hitbox --help`` stays fast."""
+"""What every ``hitbox`` subcommand shares: option types, timing, reading two placed
+meshes, and the output (rich tables and progress on a terminal, ``--json`` for scripts).
+Imports only the standard library at load time, so ``hitbox --help`` stays fast."""
 
 import argparse
 import contextlib
-import json
 import time
 
 # Seconds of repeated warm calls when timing one query (the best is reported).
@@ -92,6 +91,22 @@ def _best_time(fn, budget=_TIME_BUDGET, max_repeats=2_000):
     return best, repeats
 
 
+def _two_meshes(args, step):
+    """Meshes A and B read, their poses, and B's frame into A's (the relative placement
+    the trees are tested at): (a, b, a_s, b_s, pose_a, pose_b, relative)."""
+    import numpy as np
+
+    from hitbox import files
+
+    pose_a = np.eye(4) if args.pose_a is None else args.pose_a
+    pose_b = np.eye(4) if args.pose_b is None else args.pose_b
+    step(f"reading {args.a}")
+    a, a_s = _timed(files.load_mesh, args.a, node=args.node)
+    step(f"reading {args.b}")
+    b, b_s = _timed(files.load_mesh, args.b, node=args.node)
+    return a, b, a_s, b_s, pose_a, pose_b, np.linalg.inv(pose_a) @ pose_b
+
+
 def _mesh_summary(path, mesh, seconds):
     return {
         "file": str(path),
@@ -129,6 +144,8 @@ def _plain(value):
 
 
 def _print_json(out):
+    import json
+
     print(json.dumps(_plain(out), allow_nan=False))
     return 0
 

@@ -1,0 +1,69 @@
+"""The `hitbox` command: one module per subcommand, each with ``add(sub)`` (its options)
+and ``run(args)`` (its work). Subcommands import what they need when they run (fast --help).
+
+    hitbox demo                         the tour (``make demo``)
+    hitbox collide A.stl B.stl          do two meshes touch? which triangles? how fast?
+    hitbox distance A.stl B.stl         how far apart, the closest points and faces
+    hitbox points MESH POINTS           closest points, signed distances, inside tests
+    hitbox raycast MESH --rays N        random (or given) rays at a mesh: hits, rays/s
+    hitbox info MESH                    sizes, fitted volumes, the chosen kind, tree stats
+    hitbox bench                        the benchmark suite: table of ratios, CSV, plot
+    hitbox warmup                       compile the kernels once, ahead of first use
+
+Every subcommand but ``demo`` takes ``--json`` for scripts. A bad input file gives one
+line on stderr and exit status 1; a bad option, argparse's usage message and status 2.
+"""
+
+import argparse
+import sys
+
+from hitbox.cli import bench, collide, demo, distance, info, points, raycast, warmup
+from hitbox.cli.common import _Failure
+
+# in the order of `hitbox --help`
+SUBCOMMANDS = (demo, collide, distance, points, raycast, info, bench, warmup)
+
+
+def main(argv=None):
+    """Run the command line; returns the exit status (0 ok, 1 failure, 2 usage)."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    from hitbox import warmup as compiled
+
+    all_pairs = getattr(args, "all", False) or getattr(args, "view", None)
+    command = "collide --all" if args.command == "collide" and all_pairs else args.command
+    from hitbox.files import FileError
+
+    try:
+        with compiled.notice(command):
+            return args.run(args)
+    except (FileError, _Failure) as exc:
+        print(f"hitbox {args.command}: error: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print(f"hitbox {args.command}: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:  # `hitbox ... | head`: the reader left; say nothing more
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
+    except OSError as exc:  # writing an output: a folder not writable, a full disk
+        print(f"hitbox {args.command}: error: {exc}", file=sys.stderr)
+        return 1
+
+
+def build_parser():
+    """The argument parser of every subcommand."""
+    from hitbox import __version__
+
+    parser = argparse.ArgumentParser(
+        prog="hitbox",
+        description="Collision detection with bounding volumes.",
+        epilog="Run 'hitbox COMMAND --help' for a command's options.",
+    )
+    parser.add_argument("--version", action="version", version=f"hitbox {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for command in SUBCOMMANDS:
+        command.add(sub)
+    return parser

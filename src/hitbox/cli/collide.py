@@ -1,0 +1,153 @@
+"""``hitbox collide A B``: do two placed mesh files touch, and which triangles?"""
+
+from hitbox.cli.common import (
+    _best_time,
+    _command,
+    _console,
+    _count0,
+    _duration,
+    _Failure,
+    _mesh_line,
+    _mesh_summary,
+    _node_option,
+    _pose,
+    _print_json,
+    _progress,
+    _say,
+    _timed,
+    _two_meshes,
+)
+
+
+def add(sub):
+    """Register the subcommand on ``sub``, argparse's subparsers."""
+    collide = _command(
+        sub,
+        "collide",
+        "do two mesh files touch, and which triangles?",
+        "Place two meshes in the world and test them with their trees: whether they "
+        "touch (touching counts), the colliding triangle pairs with --all, and the "
+        "time of one warm query.",
+        "A pose is 6 numbers 'x y z rx ry rz' (rotations in degrees about the fixed x, "
+        "then y, then z axes) or 16 numbers of a 4x4 matrix, row by row; quote it, or "
+        "write --pose-b=-1,0,0,0,0,0 when it starts with a minus.",
+    )
+    collide.add_argument(
+        "a", metavar="A", help="first mesh file (STL, OBJ, PLY, GLB, OFF)"
+    )
+    collide.add_argument("b", metavar="B", help="second mesh file")
+    collide.add_argument(
+        "--pose-a", type=_pose, metavar="POSE", help="A's pose (identity)"
+    )
+    collide.add_argument(
+        "--pose-b", type=_pose, metavar="POSE", help="B's pose (identity)"
+    )
+    collide.add_argument(
+        "--all",
+        action="store_true",
+        help="find every colliding triangle pair, not just whether any",
+    )
+    collide.add_argument(
+        "--contacts",
+        action="store_true",
+        help="also give where each crossing triangle pair meets (two end points, world "
+        "coordinates; implies --all)",
+    )
+    collide.add_argument(
+        "--inside",
+        action="store_true",
+        help="also say yes when one closed mesh lies wholly inside the other "
+        "(not with --all: containment has no triangle pairs)",
+    )
+    _node_option(collide)
+    collide.add_argument(
+        "--view",
+        metavar="OUT.html",
+        help="write a 3D view of the meshes with the colliding triangles",
+    )
+    collide.add_argument(
+        "--depth",
+        type=_count0,
+        default=3,
+        metavar="D",
+        help="tree depth of the volumes drawn in --view (default 3)",
+    )
+    collide.set_defaults(run=run)
+
+
+def run(args):
+    if getattr(args, "contacts", False):
+        args.all = True  # contact segments are per crossing triangle pair
+    if args.all and getattr(args, "inside", False):
+        raise _Failure("--inside needs the any mode: containment has no triangle pairs")
+    with _progress(args, 4) as step:
+        a, b, a_s, b_s, pose_a, pose_b, relative = _two_meshes(args, step)
+        mode = "all" if args.all else "any"
+        inside = bool(getattr(args, "inside", False)) and not args.all
+        step("first query (compiles on a first run)")
+        result, first_s = _timed(a.intersect, b, relative, mode=mode, inside=inside)
+        step("timing warm queries")
+        best_s, repeats = _best_time(
+            lambda: a.intersect(b, relative, mode=mode, inside=inside)
+        )
+        pairs = result if args.all else None
+        if args.view and pairs is None:
+            pairs = a.intersect(b, relative, mode="all")
+    collides = bool(result) if not args.all else bool(result.shape[1])
+    out = {
+        "a": _mesh_summary(args.a, a, a_s),
+        "b": _mesh_summary(args.b, b, b_s),
+        "node": args.node,
+        "pose_a": pose_a.tolist(),
+        "pose_b": pose_b.tolist(),
+        "collide": collides,
+        "mode": mode,
+        "inside": inside,
+        "time": {"first_call_s": first_s, "query_s": best_s, "repeats": repeats},
+    }
+    if args.all:
+        out["n_pairs"] = int(pairs.shape[1])
+        out["pairs"] = pairs.T.tolist()
+    if getattr(args, "contacts", False):
+        # where each crossing triangle pair meets, moved from A's frame to the world
+        seg = a.contacts(b, relative).segments @ pose_a[:3, :3].T + pose_a[:3, 3]
+        out["segments"] = seg.tolist()
+    if args.view:
+        from hitbox import view
+
+        written = view.write_html(
+            args.view,
+            [(a, pose_a, None, args.a), (b, pose_b, None, args.b)],
+            volumes_depth=args.depth,
+            highlight={0: pairs[0], 1: pairs[1]},
+            title=f"hitbox collide: {'touching' if collides else 'apart'}",
+        )
+        out["view"] = str(written.path)
+    if args.json:
+        return _print_json(out)
+    con = _console()
+    _say(con, _mesh_line("A", out["a"]))
+    _say(con, _mesh_line("B", out["b"]))
+    verdict = "[bold red]yes[/]" if collides else "[bold green]no[/]"
+    count = f", {out['n_pairs']} triangle pairs" if args.all else ""
+    _say(con, f"collide: {verdict}{count}   ({args.node} trees, mode {mode!r})")
+    if args.all and out["n_pairs"]:
+        shown = out["pairs"][:10]
+        more = out["n_pairs"] - len(shown)
+        text = ", ".join(f"({i}, {j})" for i, j in shown)
+        _say(
+            con,
+            f"pairs (A face, B face): {text}" + (f", ... {more} more" if more else ""),
+        )
+    shown = zip(out.get("segments", []), out.get("pairs", []), strict=False)
+    for (p, q), (i, j) in list(shown)[:3]:
+        ends = " to ".join("(" + ", ".join(f"{x:.6g}" for x in e) + ")" for e in (p, q))
+        _say(con, f"  ({i}, {j}) meet from {ends}")
+    _say(
+        con,
+        f"query: {_duration(best_s)} (best of {repeats} warm runs; "
+        f"first call {_duration(first_s)})",
+    )
+    if args.view:
+        _say(con, f"wrote {out['view']}")
+    return 0
