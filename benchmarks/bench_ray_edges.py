@@ -142,8 +142,8 @@ def time_generic(name, mesh, n):
     origins, directions = aimed_rays(mesh.vertices, mesh.faces, "generic", n, seed=5)
     best, median = measure(lambda: mesh.raycast(origins, directions), repeats=5)
     tree = mesh.bvh
-    walk = (tree.node_box, tree.node_first, tree.node_count, mesh._slot_tris, tree.depth)
-    walk += (origins, directions, np.full(n, np.inf), False)
+    walk = (tree.node_box, tree.node_first, tree.node_count, mesh._slot_tris)
+    walk += (tree.prim_order, tree.depth, origins, directions, np.full(n, np.inf), False)
     out = (np.empty(n), np.empty(n, np.intp), np.empty(n), np.empty(n))
     serial, _ = measure(lambda: bvh_ray.cast(*walk, *out), repeats=5)
     row = {

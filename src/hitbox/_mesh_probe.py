@@ -21,6 +21,8 @@ from hitbox.triangle import RayHits
 
 #: Modes of :func:`raycast`.
 RAY_MODES = ("closest", "any", "all")
+#: Rays per face a mesh without an AABB tree casts before it builds one for its rays.
+RAY_TREE_AFTER = 4
 
 
 class MeshRayHits(NamedTuple):
@@ -136,6 +138,7 @@ def raycast(mesh, origins, directions, *, t_max=np.inf, mode="closest"):
     if g != 1.0 or h != 1.0:  # where squares of coordinates overflow or vanish
         return _raycast_scaled(mesh, rays, single, mode, g, h)
     n = len(rays.origin)
+    mesh = _ray_mesh(mesh, n)
     tree = mesh.bvh
     # rays cull on the nodes' exact boxes, whatever the tree's own volume kind
     walk = (
@@ -165,13 +168,29 @@ def raycast(mesh, origins, directions, *, t_max=np.inf, mode="closest"):
     u, vv = np.zeros(n), np.zeros(n)
     if n and tree.n_nodes:
         kernel = _ray.cast_parallel if n >= _ray.PARALLEL_MIN else _ray.cast
-        kernel(*walk, mode == "any", t, face, u, vv)
+        kernel(*walk[:4], tree.prim_order, *walk[4:], mode == "any", t, face, u, vv)
     hit = face >= 0
     face[hit] = tree.prim_order[face[hit]]
     out = RayHits(hit, t, face, u, vv)
     if single:
         return RayHits(*(x[0].item() for x in out))
     return out
+
+
+def _ray_mesh(mesh, n):
+    """The mesh (this one, or it with another tree) whose tree ``n`` more rays walk: an
+    AABB tree, binned SAH, whose boxes prune rays better than those of the other kinds'
+    trees; the mesh's own when it has one, else one built once the mesh has cast
+    ``RAY_TREE_AFTER`` times its face count in rays (the build then pays)."""
+    if mesh.bvh.kind == "aabb":
+        return mesh
+    ray_mesh = mesh._kinds.get("aabb")
+    if ray_mesh is None:
+        mesh._rays_cast += n
+        if mesh._rays_cast < RAY_TREE_AFTER * mesh.n_faces:
+            return mesh
+        ray_mesh = mesh._kinds["aabb"] = mesh.with_tree(node="aabb")
+    return ray_mesh
 
 
 def _raycast_scaled(mesh, rays, single, mode, g, h):
@@ -318,8 +337,10 @@ class MeshProbes:
         ``(1 - u - v) a + u b + v c`` of the face's vertices a, b, c, with u, v >= 0 and
         u + v <= 1. Hit or miss, the face hit first and the order of hits are those of
         the exact ray on the float64 inputs (a ray through a shared edge or vertex hits
-        one face around it); t is within 4 ulps of the exact distance
-        (:mod:`hitbox._kernels.ray_distance`).
+        the lowest-numbered face around it); t is within 4 ulps of the exact distance
+        (:mod:`hitbox._kernels.ray_distance`). Rays walk an AABB tree: the mesh's own,
+        or one built once the mesh has cast ``RAY_TREE_AFTER`` (4) times its face count
+        in rays; the answers do not depend on the tree.
         """
         return raycast(self, origins, directions, t_max=t_max, mode=mode)
 

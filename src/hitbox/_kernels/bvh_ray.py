@@ -68,13 +68,15 @@ def _ray_setup(origins, directions, r):
 
 @njit
 def _cast_one(
-    node_box, node_first, node_count, tris, stack, o, d, zero, inv, t_max, first_only
-):
+    node_box, node_first, node_count, tris, prim, stack, o, d, zero, inv, t_max,
+    first_only,
+):  # fmt: skip
     """(t, slot, u, v) of the nearest hit within t_max (any hit with first_only).
 
     Each hit comes with a bound on its t's error; a hit is kept when its interval lies
-    before the best one's, and ordered exactly (``closer``; ties: the lowest slot)
-    where the two overlap. The kept hit's t is refined at the end (within 4 ulps).
+    before the best one's, and ordered exactly (``closer``; ties: the lowest face,
+    ``prim[slot]``, so that every tree answers alike) where the two overlap. The kept
+    hit's t is refined at the end (within 4 ulps).
     """
     shear = ray_shear(d)
     best_t = t_max
@@ -99,7 +101,10 @@ def _cast_one(
                 )
                 if not hit:
                     continue
-                if not takes_over(o, d, t_max, tris, s, t, e, best_s, best_t, best_e):
+                key = prim[best_s] if best_s >= 0 else -1
+                if not takes_over(
+                    o, d, t_max, tris, s, t, e, best_s, best_t, best_e, prim[s], key
+                ):
                     continue
                 best_t, best_e, best_s, best_u, best_v = t, e, s, u, v
                 if first_only:
@@ -135,6 +140,7 @@ def cast(
     node_first,
     node_count,
     tris,
+    prim,
     depth,
     origins,
     directions,
@@ -145,9 +151,10 @@ def cast(
     out_u,
     out_v,
 ):
-    """Nearest (or any) hit of each ray; out_slot is -1 and out_t inf on a miss."""
+    """Nearest (or any) hit of each ray; out_slot is -1 and out_t inf on a miss.
+    ``prim``: each slot's face (exact ties go to the lowest face)."""
     _cast_range(
-        node_box, node_first, node_count, tris, depth, origins, directions, t_max,
+        node_box, node_first, node_count, tris, prim, depth, origins, directions, t_max,
         first_only, out_t, out_slot, out_u, out_v, 0, len(origins),
     )  # fmt: skip
 
@@ -158,6 +165,7 @@ def _cast_range(
     node_first,
     node_count,
     tris,
+    prim,
     depth,
     origins,
     directions,
@@ -179,6 +187,7 @@ def _cast_range(
             node_first,
             node_count,
             tris,
+            prim,
             stack,
             o,
             d,
@@ -196,6 +205,7 @@ def cast_parallel(
     node_first,
     node_count,
     tris,
+    prim,
     depth,
     origins,
     directions,
@@ -215,6 +225,7 @@ def cast_parallel(
             node_first,
             node_count,
             tris,
+            prim,
             depth,
             origins,
             directions,

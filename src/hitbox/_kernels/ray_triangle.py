@@ -100,20 +100,27 @@ def final_t(origin, direction, t_max, a, b, c, t):
 
 
 @njit(inline="always")
-def takes_over(origin, direction, t_max, tris, i, t, err, best, best_t, best_err):
+def takes_over(
+    origin, direction, t_max, tris, i, t, err, best, best_t, best_err, key, best_key
+):  # fmt: skip
     """Whether hit ``i`` (t, err) replaces the best so far in a closest-hit search: at
     once when the bounds put it at t >= 0 and before the best (whose t starts at t_max),
-    else as :func:`closer` decides."""
+    else as :func:`closer` decides (``key``, ``best_key``: their tie-break keys)."""
     if t - err >= 0.0 and t + err < best_t - best_err:
         return True
-    return closer(origin, direction, t_max, tris, i, t, err, best, best_t, best_err)
+    return closer(
+        origin, direction, t_max, tris, i, t, err, best, best_t, best_err, key, best_key
+    )  # fmt: skip
 
 
 @njit(cache=True, nogil=True)
-def closer(origin, direction, t_max, tris, i, t, err, best, best_t, best_err):
+def closer(
+    origin, direction, t_max, tris, i, t, err, best, best_t, best_err, key, best_key
+):  # fmt: skip
     """Whether hit ``i`` of :func:`ray_triangle_bounded` (t, err) lies in [0, t_max] and
     before hit ``best`` (-1 for none): decided from the bounds where they can, else
-    exactly. On an exact tie the lower index wins. The slow path of the walks."""
+    exactly. On an exact tie the lower key wins (the face index, whatever the tree's
+    slot order). The slow path of the walks."""
     a = (tris[i, 0, 0], tris[i, 0, 1], tris[i, 0, 2])
     b = (tris[i, 1, 0], tris[i, 1, 1], tris[i, 1, 2])
     c = (tris[i, 2, 0], tris[i, 2, 1], tris[i, 2, 2])
@@ -130,7 +137,7 @@ def closer(origin, direction, t_max, tris, i, t, err, best, best_t, best_err):
     pb = (tris[best, 1, 0], tris[best, 1, 1], tris[best, 1, 2])
     pc = (tris[best, 2, 0], tris[best, 2, 1], tris[best, 2, 2])
     order = t_compare(origin, direction, a, b, c, pa, pb, pc)
-    return order < 0 or (order == 0 and i < best)
+    return order < 0 or (order == 0 and key < best_key)
 
 
 @njit(inline="always")

@@ -84,7 +84,9 @@ def raycast_closest(origins, directions, t_max, tris, out_t, out_face, out_u, ou
             h, t, e, u, v = ray_triangle_bounded(org, shear, best_t + best_e, a, b, c)
             if not h:
                 continue
-            if not takes_over(org, d, tm, tris, f, t, e, best_f, best_t, best_e):
+            if not takes_over(
+                org, d, tm, tris, f, t, e, best_f, best_t, best_e, f, best_f
+            ):
                 continue
             best_t, best_e, best_f, best_u, best_v = t, e, f, u, v
         if best_f >= 0:
