@@ -45,7 +45,7 @@ def run(quick=False):
         if not path.exists():
             print(f"bench_ray_edges: {path} not found, {name} skipped", file=sys.stderr)
             continue
-        vertices, faces = hb.files.read_mesh(path)
+        vertices, faces = hb.io.read_mesh(path)
         mesh = hb.TriangleMesh(vertices, faces)
         for kind in KINDS:
             origins, directions = aimed_rays(vertices, faces, kind, per_kind, seed=27)
@@ -143,9 +143,10 @@ def time_generic(name, mesh, n):
     best, median = measure(lambda: mesh.raycast(origins, directions), repeats=5)
     tree = mesh.bvh
     walk = (tree.node_box, tree.node_first, tree.node_count, mesh._slot_tris)
-    walk += (tree.prim_order, tree.depth, origins, directions, np.full(n, np.inf), False)
+    walk += (tree.prim_order, tree.depth)
+    rays = (origins, directions, np.full(n, np.inf))
     out = (np.empty(n), np.empty(n, np.intp), np.empty(n), np.empty(n))
-    serial, _ = measure(lambda: bvh_ray.cast(*walk, *out), repeats=5)
+    serial, _ = measure(lambda: bvh_ray.cast(walk, rays, False, out, 0, n), repeats=5)
     row = {
         "mesh": name,
         "faces": mesh.n_faces,

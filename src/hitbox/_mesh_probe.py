@@ -141,25 +141,21 @@ def raycast(mesh, origins, directions, *, t_max=np.inf, mode="closest"):
     mesh = _ray_mesh(mesh, n)
     tree = mesh.bvh
     # rays cull on the nodes' exact boxes, whatever the tree's own volume kind
-    walk = (
-        tree.node_box,
-        tree.node_first,
-        tree.node_count,
-        mesh._slot_tris,
-        tree.depth,
-    )
-    walk += (rays.origin, rays.direction, rays.t_max)
+    walk = (tree.node_box, tree.node_first, tree.node_count, mesh._slot_tris)
+    walk += (tree.prim_order, tree.depth)
+    rays = (rays.origin, rays.direction, rays.t_max)
     if mode == "all":
-        counts = np.zeros(n + 1, np.intp)
+        offsets = np.zeros(n + 1, np.intp)
+        face, t, u, vv = np.empty(0, np.intp), np.empty(0), np.empty(0), np.empty(0)
         if n and tree.n_nodes:
-            _ray.count_all(*walk, counts)
-        offsets = np.cumsum(counts)
+            _ray.all_hits(walk, rays, offsets, face, t, u, vv, False)
+        offsets = np.cumsum(offsets)
         total = int(offsets[-1])
         face = np.empty(total, np.intp)
         t, u, vv = np.empty(total), np.empty(total), np.empty(total)
         if total:
-            _ray.fill_all(*walk, offsets, face, t, u, vv)
-        ray = np.repeat(np.arange(n), counts[1:])
+            _ray.all_hits(walk, rays, offsets, face, t, u, vv, True)
+        ray = np.repeat(np.arange(n), np.diff(offsets))
         face = tree.prim_order[face] if total else face
         order = np.lexsort((face, t, ray))
         return MeshRayHits(ray[order], face[order], t[order], u[order], vv[order])
@@ -167,8 +163,10 @@ def raycast(mesh, origins, directions, *, t_max=np.inf, mode="closest"):
     face = np.full(n, -1, np.intp)
     u, vv = np.zeros(n), np.zeros(n)
     if n and tree.n_nodes:
-        kernel = _ray.cast_parallel if n >= _ray.PARALLEL_MIN else _ray.cast
-        kernel(*walk[:4], tree.prim_order, *walk[4:], mode == "any", t, face, u, vv)
+        if n >= _ray.PARALLEL_MIN:
+            _ray.cast_parallel(walk, rays, mode == "any", (t, face, u, vv))
+        else:
+            _ray.cast(walk, rays, mode == "any", (t, face, u, vv), 0, n)
     hit = face >= 0
     face[hit] = tree.prim_order[face[hit]]
     out = RayHits(hit, t, face, u, vv)

@@ -135,109 +135,34 @@ def _cast_one(
 
 
 @njit(cache=True, nogil=True)
-def cast(
-    node_box,
-    node_first,
-    node_count,
-    tris,
-    prim,
-    depth,
-    origins,
-    directions,
-    t_max,
-    first_only,
-    out_t,
-    out_slot,
-    out_u,
-    out_v,
-):
-    """Nearest (or any) hit of each ray; out_slot is -1 and out_t inf on a miss.
-    ``prim``: each slot's face (exact ties go to the lowest face)."""
-    _cast_range(
-        node_box, node_first, node_count, tris, prim, depth, origins, directions, t_max,
-        first_only, out_t, out_slot, out_u, out_v, 0, len(origins),
-    )  # fmt: skip
+def cast(walk, rays, first_only, out, start, stop):
+    """Nearest (or any) hit of rays start..stop; out_slot is -1 and out_t inf on a miss.
 
-
-@njit(cache=True, nogil=True)
-def _cast_range(
-    node_box,
-    node_first,
-    node_count,
-    tris,
-    prim,
-    depth,
-    origins,
-    directions,
-    t_max,
-    first_only,
-    out_t,
-    out_slot,
-    out_u,
-    out_v,
-    start,
-    stop,
-):
-    """Rays start..stop, compiled apart: parfors must not see the traversal's body."""
+    walk: (node_box, node_first, node_count, tris, prim (each slot's face: exact ties
+    go to the lowest face), depth); rays: (origins, directions, t_max); out: (out_t,
+    out_slot, out_u, out_v). Compiled apart from :func:`cast_parallel`: parfors must not
+    see the traversal's body.
+    """
+    node_box, node_first, node_count, tris, prim, depth = walk
+    origins, directions, t_max = rays
+    out_t, out_slot, out_u, out_v = out
     stack = np.empty(depth + 2, np.intp)
     for r in range(start, stop):
         o, d, zero, inv = _ray_setup(origins, directions, r)
         t, s, u, v = _cast_one(
-            node_box,
-            node_first,
-            node_count,
-            tris,
-            prim,
-            stack,
-            o,
-            d,
-            zero,
-            inv,
-            t_max[r],
-            first_only,
-        )
+            node_box, node_first, node_count, tris, prim, stack, o, d, zero, inv,
+            t_max[r], first_only,
+        )  # fmt: skip
         out_t[r], out_slot[r], out_u[r], out_v[r] = t, s, u, v
 
 
 @njit(cache=True, nogil=True, parallel=True)
-def cast_parallel(
-    node_box,
-    node_first,
-    node_count,
-    tris,
-    prim,
-    depth,
-    origins,
-    directions,
-    t_max,
-    first_only,
-    out_t,
-    out_slot,
-    out_u,
-    out_v,
-):
-    """:func:`cast`, in parallel over chunks of 256 rays."""
-    n = len(origins)
+def cast_parallel(walk, rays, first_only, out):
+    """:func:`cast` of every ray, in parallel over chunks of 256 rays."""
+    n = len(rays[0])
     chunk = 256
     for c in prange((n + chunk - 1) // chunk):
-        _cast_range(
-            node_box,
-            node_first,
-            node_count,
-            tris,
-            prim,
-            depth,
-            origins,
-            directions,
-            t_max,
-            first_only,
-            out_t,
-            out_slot,
-            out_u,
-            out_v,
-            c * chunk,
-            min(n, (c + 1) * chunk),
-        )
+        cast(walk, rays, first_only, out, c * chunk, min(n, (c + 1) * chunk))
 
 
 @njit
@@ -290,70 +215,18 @@ def _all_one(
 
 
 @njit(cache=True, nogil=True)
-def count_all(
-    node_box, node_first, node_count, tris, depth, origins, directions, t_max, counts
-):
-    """Pass 1 of count-then-fill: hits per ray into counts[r + 1]."""
-    stack = np.empty(depth + 2, np.intp)
-    dummy_i = np.empty(0, np.intp)
-    dummy_f = np.empty(0)
-    for r in range(len(origins)):
-        o, d, zero, inv = _ray_setup(origins, directions, r)
-        counts[r + 1] = _all_one(
-            node_box,
-            node_first,
-            node_count,
-            tris,
-            stack,
-            o,
-            d,
-            zero,
-            inv,
-            t_max[r],
-            0,
-            dummy_i,
-            dummy_f,
-            dummy_f,
-            dummy_f,
-            False,
-        )
-
-
-@njit(cache=True, nogil=True)
-def fill_all(
-    node_box,
-    node_first,
-    node_count,
-    tris,
-    depth,
-    origins,
-    directions,
-    t_max,
-    offsets,
-    face,
-    out_t,
-    out_u,
-    out_v,
-):
-    """Pass 2: each ray's hits into its slice [offsets[r], offsets[r + 1])."""
+def all_hits(walk, rays, offsets, face, out_t, out_u, out_v, fill):
+    """Every hit of every ray, count then fill. Pass 1 (``fill`` False) writes ray r's
+    hit count into offsets[r + 1]; pass 2 writes its hits (slot, t, u, v) into
+    [offsets[r], offsets[r + 1]) of the outputs. walk, rays: as :func:`cast`."""
+    node_box, node_first, node_count, tris, _, depth = walk
+    origins, directions, t_max = rays
     stack = np.empty(depth + 2, np.intp)
     for r in range(len(origins)):
         o, d, zero, inv = _ray_setup(origins, directions, r)
-        _all_one(
-            node_box,
-            node_first,
-            node_count,
-            tris,
-            stack,
-            o,
-            d,
-            zero,
-            inv,
-            t_max[r],
-            offsets[r],
-            face,
-            out_t,
-            out_u,
-            out_v,
-            True,
-        )
+        n = _all_one(
+            node_box, node_first, node_count, tris, stack, o, d, zero, inv, t_max[r],
+            offsets[r] if fill else 0, face, out_t, out_u, out_v, fill,
+        )  # fmt: skip
+        if not fill:
+            offsets[r + 1] = n
