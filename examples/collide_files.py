@@ -2,7 +2,7 @@
 
     python examples/collide_files.py [OUT_DIR]      (default: report/examples)
 
-Writes a torus (STL) and a capsule (OBJ), reads them back with hitbox.files, places the
+Writes a torus (STL) and a capsule (OBJ), reads them back with hitbox.io, places the
 capsule across the torus's tube, lists the colliding triangle pairs with their contact
 segments, and writes view.html: open it in a browser and drag to turn it.
 """
@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import trimesh
 
-from hitbox import files, view
+from hitbox import io, view
 
 
 def main(out_dir):
@@ -23,10 +23,10 @@ def main(out_dir):
     )
     trimesh.creation.capsule(height=2.0, radius=0.2).export(out_dir / "capsule.obj")
 
-    torus = files.load_mesh(out_dir / "torus.stl")  # an OBB tree, built once
-    capsule = files.load_mesh(out_dir / "capsule.obj")
+    torus = io.load_mesh(out_dir / "torus.stl")  # an OBB tree, built once
+    capsule = io.load_mesh(out_dir / "capsule.obj")
     # The capsule stands through the tube at x = 1, tilted 30 degrees about y.
-    pose = files.pose_matrix("1.0 0 0 0 30 0")
+    pose = io.pose_matrix("1.0 0 0 0 30 0")
 
     print(f"torus: {torus}\ncapsule: {capsule}")
     print("touch:", torus.intersect(capsule, pose))

@@ -2,7 +2,7 @@
 
     python examples/scene_file.py [OUT_DIR]      (default: report/examples)
 
-Writes scene.toml and its meshes, reads them with hitbox.files.load_scene, moves every
+Writes scene.toml and its meshes, reads them with hitbox.io.load_scene, moves every
 object along its velocities over 4 seconds in 400 steps and finds, per pair, the first
 step at which they touch: all the steps of a pair are one call of intersect_many.
 """
@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import trimesh
 
-from hitbox import files
+from hitbox import io
 
 SCENE = """\
 # A ring at rest, a spinning rod flying through its tube and a ball dropping onto it.
@@ -66,7 +66,7 @@ def main(out_dir):
     trimesh.creation.icosphere(3, radius=0.5).export(out_dir / "ball.ply")
     (out_dir / "scene.toml").write_text(SCENE)
 
-    objects = files.load_scene(out_dir / "scene.toml")
+    objects = io.load_scene(out_dir / "scene.toml")
     for obj in objects:
         motion = "static" if obj.static else f"velocity {obj.velocity.tolist()}"
         print(

@@ -1,4 +1,4 @@
-"""The `hitbox` command end to end, and the file readers under it (hitbox.files).
+"""The `hitbox` command end to end, and the file readers under it (hitbox.io).
 
 Meshes are generated with trimesh.creation and written to a temporary folder; every
 subcommand runs in-process through ``main([...])``; one test runs the installed entry
@@ -18,9 +18,9 @@ import pytest
 import trimesh
 
 import hitbox
-from hitbox import cli, files
-from hitbox.cli import common, info, raycast
+from hitbox import cli, io
 from hitbox.bvh import KINDS
+from hitbox.cli import common, info, raycast
 from hitbox.mesh import NODE, TriangleMesh
 
 # -- fixtures ----------------------------------------------------------------------------
@@ -149,7 +149,7 @@ def test_a_bad_pose_is_a_usage_error(capsys, folder, pose):
 
 
 def test_collide_finds_the_pairs_the_library_finds(capsys, folder):
-    a = files.load_mesh(folder / "torus.stl")
+    a = io.load_mesh(folder / "torus.stl")
     got = run_json(
         capsys,
         "collide",
@@ -159,7 +159,7 @@ def test_collide_finds_the_pairs_the_library_finds(capsys, folder):
         "1.5 0 0 90 0 0",
         "--all",
     )
-    want = a.intersect(a, files.pose_matrix("1.5 0 0 90 0 0"), mode="all")
+    want = a.intersect(a, io.pose_matrix("1.5 0 0 90 0 0"), mode="all")
     assert got["collide"] is True
     assert got["n_pairs"] == want.shape[1] > 0
     assert got["pairs"] == want.T.tolist()
@@ -172,7 +172,7 @@ def test_collide_uses_the_relative_pose(capsys, folder):
     where rounding in the composed poses may decide)."""
     both = "3 -1 2 10 20 30"
     offset = "0.37 0.11 -0.05 7 3 11"
-    moved = files.pose_matrix(both) @ files.pose_matrix(offset)
+    moved = io.pose_matrix(both) @ io.pose_matrix(offset)
     sixteen = " ".join(map(str, moved.ravel()))
     placed = run_json(
         capsys,
@@ -263,7 +263,7 @@ def test_random_rays_match_the_library(capsys, folder):
         "--node",
         "aabb",
     )
-    mesh = files.load_mesh(folder / "torus.stl", node="aabb")
+    mesh = io.load_mesh(folder / "torus.stl", node="aabb")
     origins, directions = raycast._random_rays(mesh.vertices, 5000, 3)
     assert got["hits"] == int(mesh.raycast(origins, directions).hit.sum()) > 0
     status, text, _ = run(capsys, "raycast", folder / "torus.stl", "--rays", "1_000")
@@ -316,7 +316,7 @@ def test_rays_options_exclude_each_other(capsys, folder):
 
 def test_info_reports_volumes_choice_and_trees(capsys, folder):
     got = run_json(capsys, "info", folder / "ball.ply")
-    mesh = files.load_mesh(folder / "ball.ply")
+    mesh = io.load_mesh(folder / "ball.ply")
     assert (got["vertices"], got["faces"]) == (len(mesh.vertices), mesh.n_faces)
     assert got["closed"] is True
     assert set(got["volumes"]) == {"aabb", "sphere", "obb", "kdop14", "kdop18", "kdop26"}
@@ -350,7 +350,7 @@ def test_info_lists_self_intersections(capsys, tmp_path):
     )
     both.export(tmp_path / "two.stl")
     got = run_json(capsys, "info", tmp_path / "two.stl", "--self-intersections")
-    expected = files.load_mesh(tmp_path / "two.stl").self_intersections_brute()
+    expected = io.load_mesh(tmp_path / "two.stl").self_intersections_brute()
     assert got["self_intersections"]["n_pairs"] == expected.shape[1] > 0
     assert sorted(map(tuple, got["self_intersections"]["pairs"])) == sorted(
         map(tuple, expected.T.tolist())
@@ -374,7 +374,7 @@ def test_info_reads_every_format(capsys, folder):
 
 def test_stl_corners_are_shared(folder):
     """STL repeats each triangle's corners; the reader merges equal ones."""
-    vertices, faces = files.read_mesh(folder / "torus.stl")
+    vertices, faces = io.read_mesh(folder / "torus.stl")
     assert len(vertices) == 40 * 12
     assert info._closed(faces)
 
@@ -399,8 +399,8 @@ def test_a_bad_file_is_one_line_of_error(capsys, folder, command, name):
 
 @pytest.mark.parametrize("name", list(BAD_REASON))
 def test_load_mesh_raises_file_error(folder, name):
-    with pytest.raises(files.FileError, match=BAD_REASON[name]):
-        files.load_mesh(folder / name)
+    with pytest.raises(io.FileError, match=BAD_REASON[name]):
+        io.load_mesh(folder / name)
 
 
 def test_a_folder_is_not_a_mesh(capsys, folder):
@@ -411,7 +411,7 @@ def test_a_folder_is_not_a_mesh(capsys, folder):
 def test_polygons_are_split_into_triangles(tmp_path):
     path = tmp_path / "quad.obj"
     path.write_text(OBJ_HEAD + "f 1 2 4 3\n")
-    mesh = files.load_mesh(path)
+    mesh = io.load_mesh(path)
     assert mesh.n_faces == 2
 
 
@@ -477,12 +477,12 @@ def test_scene_toml_and_json_read_the_same(folder):
 
     (folder / "scene.json").write_text(json.dumps(tomllib.loads(SCENE_TOML)))
     for name in ("scene.toml", "scene.json"):
-        left, right, floor = files.load_scene(folder / name)
+        left, right, floor = io.load_scene(folder / name)
         assert (left.name, right.name, floor.name) == ("left", "torus", "box")
         assert left.mesh.bvh is right.mesh.bvh  # one file, one node kind: one tree
         assert left.mesh is not right.mesh  # but objects of their own, for a Scene
         assert floor.mesh.bvh.kind == "aabb" and floor.static
-        np.testing.assert_allclose(right.pose, files.pose_matrix("3 0 0 90 0 0"))
+        np.testing.assert_allclose(right.pose, io.pose_matrix("3 0 0 90 0 0"))
         np.testing.assert_array_equal(right.velocity, [-1, 0, 0])
         np.testing.assert_allclose(right.angular_velocity, [0, 0, np.pi / 4])
         assert isinstance(left.mesh, TriangleMesh) and left.path == folder / "torus.stl"
@@ -520,8 +520,8 @@ def test_bad_scene_files(folder, tmp_path, text, reason):
         shutil.copy(folder / name, tmp_path / name)
     path = tmp_path / "scene.toml"
     path.write_text(text)
-    with pytest.raises(files.FileError, match=re.escape(reason)):
-        files.load_scene(path)
+    with pytest.raises(io.FileError, match=re.escape(reason)):
+        io.load_scene(path)
 
 
 def test_scene_from_file_runs_in_the_pipeline(folder, tmp_path):
@@ -546,28 +546,28 @@ def test_scene_from_file_runs_in_the_pipeline(folder, tmp_path):
             }
         )
     )
-    scene, ids = files.scene_from_file(tmp_path / "scene.json")
+    scene, ids = io.scene_from_file(tmp_path / "scene.json")
     assert len(scene) == 2 and [scene.name(i) for i in ids] == ["floor", "ball"]
     touching = [scene.step(0.05).pairs.shape[1] > 0 for _ in range(40)]
     assert touching.index(True) + 1 == pytest.approx(30, abs=1)
 
 
 def test_pose_matrix_forms():
-    pose = files.pose_matrix("1 2 3 0 0 90")
+    pose = io.pose_matrix("1 2 3 0 0 90")
     np.testing.assert_allclose(pose[:3, 3], [1, 2, 3])
     np.testing.assert_allclose(pose[:3, :3] @ [1, 0, 0], [0, 1, 0], atol=1e-15)
     # R = Rz @ Ry @ Rx: x first. Turning x by 90 then z by 90 sends y to x.
-    both = files.pose_matrix([0, 0, 0, 90, 0, 90])
+    both = io.pose_matrix([0, 0, 0, 90, 0, 90])
     np.testing.assert_allclose(both[:3, :3] @ [0, 1, 0], [0, 0, 1], atol=1e-15)
     np.testing.assert_allclose(both[:3, :3] @ [0, 0, 1], [1, 0, 0], atol=1e-15)
-    np.testing.assert_array_equal(files.pose_matrix(pose.tolist()), pose)
+    np.testing.assert_array_equal(io.pose_matrix(pose.tolist()), pose)
     np.testing.assert_array_equal(
-        files.pose_matrix(",".join(map(str, pose.ravel()))), pose
+        io.pose_matrix(",".join(map(str, pose.ravel()))), pose
     )
     with pytest.raises(ValueError, match="rigid"):
-        files.pose_matrix(np.diag([2.0, 1, 1, 1]))
+        io.pose_matrix(np.diag([2.0, 1, 1, 1]))
     with pytest.raises(ValueError, match="0 0 0 1"):
-        files.pose_matrix(np.ones(16))
+        io.pose_matrix(np.ones(16))
 
 
 # -- the installed command ---------------------------------------------------------------
@@ -627,9 +627,9 @@ def test_experiment_reports_identical_contacts_and_writes_its_files(tmp_path):
 def test_distance_reports_the_meshes_own_answer(capsys, folder):
     got = run_json(capsys, "distance", folder / "ball.ply", folder / "box.obj",
                    "--pose-b", "4 0.5 0 10 20 30")  # fmt: skip
-    a = files.load_mesh(folder / "ball.ply")
-    b = files.load_mesh(folder / "box.obj")
-    pose = files.pose_matrix("4 0.5 0 10 20 30")
+    a = io.load_mesh(folder / "ball.ply")
+    b = io.load_mesh(folder / "box.obj")
+    pose = io.pose_matrix("4 0.5 0 10 20 30")
     want = a.distance(b, pose)
     assert got["distance"] == want.distance > 0 and not got["touching"]
     assert (got["face_a"], got["face_b"]) == (want.face_a, want.face_b)
@@ -656,7 +656,7 @@ def test_points_signed_distances_faces_and_inside(capsys, folder, tmp_path):
     np.save(tmp_path / "p.npy", pts)
     got = run_json(capsys, "points", folder / "ball.ply", tmp_path / "p.npy",
                    "--out", tmp_path / "o.npy")  # fmt: skip
-    mesh = files.load_mesh(folder / "ball.ply")
+    mesh = io.load_mesh(folder / "ball.ply")
     np.testing.assert_array_equal(got["signed_distance"], mesh.signed_distance(pts))
     assert got["face"] == mesh.closest_point(pts).face.tolist()
     assert got["inside"] == int(mesh.contains(pts).sum()) > 0
@@ -691,7 +691,7 @@ def test_points_and_rays_from_zarr_stores(capsys, folder, tmp_path):
     got = run_json(
         capsys, "raycast", folder / "ball.ply", "--from-npy", tmp_path / "r.zarr"
     )
-    mesh = files.load_mesh(folder / "ball.ply")
+    mesh = io.load_mesh(folder / "ball.ply")
     assert got["hits"] == int(mesh.raycast(rays[:, :3], rays[:, 3:]).hit.sum()) > 0
     # the same checks as a .npy file's, naming the store
     bad = rays.copy()

@@ -15,7 +15,7 @@ import trimesh
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from hitbox import files, shapes
+from hitbox import io, shapes
 from hitbox.mesh import TriangleMesh
 
 LONG = os.environ.get("HYPOTHESIS_PROFILE") == "fuzz"
@@ -130,7 +130,7 @@ def test_mutated_mesh_files(tmp_path, kind, data):
     raw = data.draw(mutated(SEEDS[kind]))
     path = tmp_path / f"m{SUFFIX.get(kind, '.' + kind)}"
     path.write_bytes(raw)
-    _check_mesh(path, files.read_mesh)
+    _check_mesh(path, io.read_mesh)
 
 
 @pytest.mark.parametrize("kind", ["obj", "off", "ply"])
@@ -139,7 +139,7 @@ def test_mutated_mesh_files(tmp_path, kind, data):
 def test_grammar_mesh_files(tmp_path, kind, data):
     path = tmp_path / f"g.{kind}"
     path.write_bytes(data.draw(grammar_file(kind)))
-    _check_mesh(path, files.read_mesh)
+    _check_mesh(path, io.read_mesh)
 
 
 @pytest.fixture(scope="module")
@@ -166,7 +166,7 @@ def test_mutated_scene_files(tmp_path, data):
     path = tmp_path / "scene.json"
     path.write_bytes(data.draw(mutated(seed)))
     try:
-        objects = files.load_scene(path)
+        objects = io.load_scene(path)
     except (ValueError, TypeError) as exc:
         text = str(exc)
         assert "\n" not in text and ": " in text, text  # a file, then the fault

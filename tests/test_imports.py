@@ -12,7 +12,8 @@ LAYERS = {
     "_torus": 0,
     "_kernels": 1,
     "_validate": 1,
-    "_npz": 1,
+    "io.common": 1,  # io's FileError and checks, under io.saved
+    "io.saved": 1,  # saved trees' .npz format, read and written under bvh
     "aabb": 2,
     "poses": 2,
     "convex": 5,
@@ -43,9 +44,7 @@ LAYERS = {
     "experiment": 8,
     "demo": 9,
     "report": 8,
-    "files": 8,
-    "_mesh_formats": 8,
-    "array_files": 8,
+    "io": 8,
     "dask": 8,
     "view": 8,
     "warmup": 8,
@@ -54,9 +53,16 @@ LAYERS = {
 }
 
 
+def _key(parts):
+    """The LAYERS key of module hitbox.<parts>: its own ("io.saved") where it has one,
+    else its top package's or its own name ("io", "cli", "bvh")."""
+    dotted = ".".join(parts[:2])
+    return dotted if dotted in LAYERS else parts[0]
+
+
 def _layer(path):
-    rel = path.relative_to(SRC)
-    return rel.parts[0] if len(rel.parts) > 1 else rel.stem
+    rel = path.relative_to(SRC).with_suffix("")
+    return _key(rel.parts)
 
 
 def _imported(tree):
@@ -68,14 +74,14 @@ def _imported(tree):
         ):
             parts = node.module.split(".")
             if len(parts) > 1:
-                yield parts[1]
+                yield from (_key([*parts[1:], alias.name]) for alias in node.names)
             else:
                 yield from (alias.name for alias in node.names)
         elif isinstance(node, ast.Import):
             for alias in node.names:
                 parts = alias.name.split(".")
                 if parts[0] == "hitbox" and len(parts) > 1:
-                    yield parts[1]
+                    yield _key(parts[1:])
 
 
 def test_every_module_has_a_layer():

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import trimesh
 
-from hitbox import files
+from hitbox import io
 from hitbox.mesh import TriangleMesh
 
 V = "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\n"
@@ -24,13 +24,13 @@ def _write(tmp_path, name, text):
 
 
 def _refused(path, match):
-    with pytest.raises(files.FileError, match=match) as info:
-        files.read_mesh(path)
+    with pytest.raises(io.FileError, match=match) as info:
+        io.read_mesh(path)
     assert str(info.value).startswith(str(path)) and "\n" not in str(info.value)
 
 
 def _triangles(path):
-    vertices, faces = files.read_mesh(path)
+    vertices, faces = io.read_mesh(path)
     return vertices[faces].tolist()
 
 
@@ -81,7 +81,7 @@ def test_obj_relative_index_before_later_vertices_is_refused(tmp_path):
 
 def test_obj_polygons_give_n_minus_2_triangles(tmp_path):
     path = _write(tmp_path, "m.obj", V + "v 1 1 0\nf 1 2 5 3\nf 1 2 4\n")
-    assert len(files.read_mesh(path)[1]) == 3
+    assert len(io.read_mesh(path)[1]) == 3
 
 
 OFF = "OFF\n4 {nf} 0\n0 0 0\n1 0 0\n0 1 0\n0 0 1\n"
@@ -170,7 +170,7 @@ def test_trimesh_exports_read_back(tmp_path, encoding):
                              if encoding == "ascii" else box.export(file_type=kind))  # fmt: skip
         else:
             box.export(path)
-        vertices, faces = files.read_mesh(path)
+        vertices, faces = io.read_mesh(path)
         assert len(faces) == 12
         np.testing.assert_allclose(np.sort(vertices[faces].reshape(-1, 3), axis=0),
                                    np.sort(box.triangles.reshape(-1, 3), axis=0))  # fmt: skip

@@ -5,7 +5,7 @@ one-line ValueError/TypeError, never an OverflowError, RecursionError or numpy w
 import numpy as np
 import pytest
 
-from hitbox import files, shapes, sweep
+from hitbox import io, shapes, sweep
 from hitbox._types import OBBs, Spheres
 from hitbox.pipeline import Scene
 
@@ -52,7 +52,7 @@ def test_ints_beyond_int64_within_float64_are_numbers():
     scene = Scene()
     scene.add(shapes.box(), _pose(2**70), velocity=[2**64, 0, 0])
     scene.step(0.5)
-    assert files.pose_matrix([2**70, 0, 0, 0, 0, 0])[0, 3] == 2.0**70
+    assert io.pose_matrix([2**70, 0, 0, 0, 0, 0])[0, 3] == 2.0**70
 
 
 @pytest.mark.parametrize(
@@ -92,7 +92,7 @@ def test_sweeps_refuse_ints_beyond_float64(call):
 )
 def test_pose_matrix_refuses_complex_and_huge_numbers(pose):
     with pytest.raises(ValueError, match="real numbers|beyond the float64 range") as info:
-        files.pose_matrix(pose)
+        io.pose_matrix(pose)
     assert len(str(info.value)) < 200
 
 
@@ -105,8 +105,8 @@ def test_a_deeply_nested_scene_file_is_one_line(tmp_path, suffix):
         text = "objects = " + "[" * depth + "]" * depth + "\n"
     path = tmp_path / f"deep{suffix}"
     path.write_text(text)
-    with pytest.raises(files.FileError) as info:
-        files.load_scene(path)
+    with pytest.raises(io.FileError) as info:
+        io.load_scene(path)
     assert "\n" not in str(info.value) and str(path) in str(info.value)
 
 
@@ -158,8 +158,6 @@ def test_a_shape_beyond_the_range_is_a_value_error(shape):
 
 
 def test_rays_from_an_npz_archive_are_a_file_error(tmp_path):
-    from hitbox import array_files
-
     np.savez(tmp_path / "rays.npz", rays=np.zeros((2, 6)))
-    with pytest.raises(files.FileError, match="archive"):
-        array_files.load_rays(tmp_path / "rays.npz")
+    with pytest.raises(io.FileError, match="archive"):
+        io.load_rays(tmp_path / "rays.npz")

@@ -5,8 +5,9 @@ can catch it), each refused with a one-line ValueError naming the file and the f
 import numpy as np
 import pytest
 
-from hitbox import _npz, shapes
+from hitbox import shapes
 from hitbox.bvh import BVH
+from hitbox.io import saved
 from hitbox.mesh import TriangleMesh
 
 
@@ -58,7 +59,7 @@ def test_truncated_and_foreign_files(tmp_path):
         TriangleMesh.load(tmp_path / "missing.npz")
     np.savez(tmp_path / "other.npz", x=np.zeros(3))
     _refused(tmp_path / "other.npz", "not a saved hitbox mesh or tree")
-    _npz.write_npz(tmp_path / "checked.npz", {"x": np.zeros(3)})
+    saved.write_npz(tmp_path / "checked.npz", {"x": np.zeros(3)})
     _refused(tmp_path / "checked.npz", "holds no kind, depth")
 
 
@@ -107,7 +108,7 @@ def _tampered(tmp_path, node, edit):
     data = _arrays(tmp_path / "s.npz")
     del data["format"], data["checksum"]
     edit(data, mesh)
-    _npz.write_npz(tmp_path / "t.npz", data)
+    saved.write_npz(tmp_path / "t.npz", data)
     return tmp_path / "t.npz"
 
 

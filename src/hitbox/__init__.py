@@ -34,7 +34,7 @@ _SUBMODULES = (
     "poses",
     "broadphase",
     "pipeline",
-    "files",
+    "io",
     "view",
     "report",
 )

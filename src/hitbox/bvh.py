@@ -30,8 +30,8 @@ from hitbox._kernels import bvh_fit as _fit
 from hitbox._kernels import bvh_fit_obb as _fit_obb
 from hitbox._kernels import bvh_sah as _sah
 from hitbox._kernels import bvh_traverse as _traverse
-from hitbox._npz import npz_path, read_npz, write_npz
 from hitbox._types import OBBs, Spheres
+from hitbox.io.saved import npz_path, read_npz, write_npz
 
 __all__ = [
     "BVH",

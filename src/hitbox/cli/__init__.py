@@ -32,7 +32,7 @@ def main(argv=None):
 
     all_pairs = getattr(args, "all", False) or getattr(args, "view", None)
     command = "collide --all" if args.command == "collide" and all_pairs else args.command
-    from hitbox.files import FileError
+    from hitbox.io import FileError
 
     try:
         with compiled.notice(command):

@@ -34,7 +34,7 @@ def _node_option(parser):
 
 
 def _pose(text):
-    from hitbox.files import pose_matrix
+    from hitbox.io import pose_matrix
 
     try:
         return pose_matrix(text)
@@ -96,14 +96,14 @@ def _two_meshes(args, step):
     the trees are tested at): (a, b, a_s, b_s, pose_a, pose_b, relative)."""
     import numpy as np
 
-    from hitbox import files
+    from hitbox.io import load_mesh
 
     pose_a = np.eye(4) if args.pose_a is None else args.pose_a
     pose_b = np.eye(4) if args.pose_b is None else args.pose_b
     step(f"reading {args.a}")
-    a, a_s = _timed(files.load_mesh, args.a, node=args.node)
+    a, a_s = _timed(load_mesh, args.a, node=args.node)
     step(f"reading {args.b}")
-    b, b_s = _timed(files.load_mesh, args.b, node=args.node)
+    b, b_s = _timed(load_mesh, args.b, node=args.node)
     return a, b, a_s, b_s, pose_a, pose_b, np.linalg.inv(pose_a) @ pose_b
 
 

@@ -35,13 +35,14 @@ def add(sub):
 def run(args):
     import numpy as np
 
-    from hitbox import files, mixed
+    from hitbox import mixed
     from hitbox.bvh import BVH, DEFAULT_METHOD, KINDS
+    from hitbox.io import read_mesh
     from hitbox.mesh import LEAF_SIZE
 
     with _progress(args, 4 + len(KINDS)) as step:
         step(f"reading {args.mesh}")
-        vertices, faces = files.read_mesh(args.mesh)
+        vertices, faces = read_mesh(args.mesh)
         tris = np.ascontiguousarray(vertices[faces])
         step("fitting volumes and choosing a kind")
         # choose_report fits the minimal sphere, the AABB, the OBB and the k-DOP it

@@ -45,14 +45,14 @@ def add(sub):
 def run(args):
     import numpy as np
 
-    from hitbox import array_files, files
+    from hitbox.io import load_mesh, load_points
 
     on_cluster = args.scheduler is not None or args.workers is not None
     with _progress(args, 3) as step:
         step(f"reading {args.mesh}")
-        mesh, load_s = _timed(files.load_mesh, args.mesh, node=args.node)
+        mesh, load_s = _timed(load_mesh, args.mesh, node=args.node)
         step(f"reading {args.points}")
-        points = array_files.load_points(args.points)
+        points = load_points(args.points)
         if not on_cluster:
             step("closest points and inside tests (compiles on a first run)")
             start = time.perf_counter()

@@ -55,15 +55,15 @@ def add(sub):
 def run(args):
     import numpy as np
 
-    from hitbox import array_files, files
+    from hitbox.io import load_mesh, load_rays
 
     on_cluster = args.scheduler is not None or args.workers is not None
     with _progress(args, 2 if on_cluster else 4) as step:
         step(f"reading {args.mesh}")
-        mesh, load_s = _timed(files.load_mesh, args.mesh, node=args.node)
+        mesh, load_s = _timed(load_mesh, args.mesh, node=args.node)
         step("making rays")
         if args.from_npy:
-            origins, directions = array_files.load_rays(args.from_npy)
+            origins, directions = load_rays(args.from_npy)
             source = str(args.from_npy)
         else:
             n = 100_000 if args.rays is None else args.rays

@@ -1,8 +1,12 @@
-"""Files of named arrays that say when they are not what was written: a ``.npz`` archive
-with a format number and a CRC-32 of every array (name, dtype, shape and bytes), written
-whole or not at all, and read back by a reader that trusts no size in the file.
+"""Saved trees and meshes: files of named arrays that say when they are not what was
+written, a ``.npz`` archive with a format number and a CRC-32 of every array (name, dtype,
+shape and bytes), written whole or not at all, and read back by a reader that trusts no
+size in the file.
 
-What the arrays must satisfy among themselves is the caller's to check.
+What the arrays must satisfy among themselves is the caller's to check: a tree's by
+:meth:`hitbox.bvh.BVH.load`, a mesh's by :meth:`hitbox.mesh.TriangleMesh.load`, which
+read these files (they sit below this package's other readers: ``bvh`` imports this
+module, so it imports nothing of hitbox but :mod:`hitbox.io.common`).
 """
 
 import math
@@ -11,6 +15,8 @@ import zipfile
 import zlib
 
 import numpy as np
+
+from hitbox.io.common import _one_line
 
 #: The format number written by :func:`write_npz` and required by :func:`read_npz`:
 #: 2 added the checksum (format 1 files have none).
@@ -121,8 +127,3 @@ def _read_members(name):
             )
             out[key[:-4]] = arr if arr.flags.c_contiguous else arr.copy(order="C")
     return out
-
-
-def _one_line(exc):
-    text = " ".join(str(exc).split()) or type(exc).__name__
-    return text if len(text) <= 200 else text[:197] + "..."

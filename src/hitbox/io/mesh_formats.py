@@ -4,7 +4,7 @@ trimesh is forgiving: it drops faces it cannot use, reads counts it cannot find 
 zero, resolves OBJ's relative indices against the end of the file, and loops over the
 counts a PLY header promises. :func:`scan` reads the file's own structure first (sizes,
 counts, face sizes and indices, with line numbers) and returns how many triangles the
-file describes, so that :func:`hitbox.files.read_mesh` can check what trimesh hands
+file describes, so that :func:`hitbox.io.read_mesh` can check what trimesh hands
 back against it. Every loop here is bounded by the file's size, not by a count in it.
 """
 

@@ -1,7 +1,7 @@
 """Point and ray arrays for the batched commands: one ``.npy`` file, or one array of a
 zarr store (a folder ``*.zarr``; zarr comes with the ``dask`` extra), checked row by row.
 
-Errors are :class:`hitbox.files.FileError`, one line naming the file and the problem.
+Errors are :class:`hitbox.io.FileError`, one line naming the file and the problem.
 """
 
 import os
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
-from hitbox.files import FileError, _existing, _one_line
+from hitbox.io.common import FileError, _existing, _one_line
 
 __all__ = ["load_points", "load_rays"]
 
