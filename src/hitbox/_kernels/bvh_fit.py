@@ -404,8 +404,9 @@ def _extreme_frames(slot_pts, lo_s, hi_s, frames, ext, ulo, uhi, p):
         d = d0 * d0 + d1 * d1 + d2 * d2
         if d > best:
             best = d
-            p[0, :] = ext[k, 0, :]
-            p[1, :] = ext[k, 1, :]
+            for j in range(3):  # loops: a slice copy compiles broadcasting helpers
+                p[0, j] = ext[k, 0, j]
+                p[1, j] = ext[k, 1, j]
     if best == 0.0:
         return 0
     e0, e1, e2 = p[1, 0] - p[0, 0], p[1, 1] - p[0, 1], p[1, 2] - p[0, 2]
@@ -418,7 +419,11 @@ def _extreme_frames(slot_pts, lo_s, hi_s, frames, ext, ulo, uhi, p):
             c0, c1, c2, c = _unit_cross(w0, w1, w2, e0, e1, e2)
             if c > far:
                 far = c
-                p[2, :] = slot_pts[s, q, :]
+                p[2, 0], p[2, 1], p[2, 2] = (
+                    slot_pts[s, q, 0],
+                    slot_pts[s, q, 1],
+                    slot_pts[s, q, 2],
+                )
     if not far > 0.0:
         return 0  # collinear points: no plane, and the covariance frame serves
     f0, f1, f2 = p[2, 0] - p[0, 0], p[2, 1] - p[0, 1], p[2, 2] - p[0, 2]

@@ -164,9 +164,13 @@ def _fit_obb_node(
             )
             vol = (chi[0] - clo[0]) * (chi[1] - clo[1]) * (chi[2] - clo[2])
             if vol < (hi[0] - lo[0]) * (hi[1] - lo[1]) * (hi[2] - lo[2]):
-                v[:, :] = frames[k]
-                lo[:] = clo
-                hi[:] = chi
+                # element loops: an array-to-array slice copy compiles numba's
+                # broadcasting helpers and their error messages (3 s cold, measured)
+                for a in range(3):
+                    lo[a] = clo[a]
+                    hi[a] = chi[a]
+                    for b in range(3):
+                        v[a, b] = frames[k, a, b]
     else:
         # seed with the children's 24 extreme points: seeds[f:f + 2] have the layout of
         # slot points, (children, 12 points, 3), and m < f, so nothing read is written

@@ -226,9 +226,11 @@ def _sah_topology(box, cen, pts, oriented, leaf_size, max_depth, n_bins, threads
     if n == 0:
         return node_first, node_count, order, 0, np.empty((0, 3), np.intp)
     tasks = np.empty((n // (leaf_size + 1) + 1, 4), np.intp)
+    # constants passed as np.intp: a literal argument compiles a _sah_split of its own
+    zero, one = np.intp(0), np.intp(1)
     n_top, depth, n_tasks = _sah_split(
         box, cen, pts, order, oriented, leaf_size, max_depth, n_bins,
-        0, 0, n, 0, node_first, node_count, 1, task_size(n), tasks,
+        zero, zero, n, zero, node_first, node_count, one, task_size(n), tasks,
     )  # fmt: skip
     tasks = tasks[:n_tasks]
     # largest first: the last subtrees dealt out are the short ones
@@ -246,8 +248,8 @@ def _sah_topology(box, cen, pts, oriented, leaf_size, max_depth, n_bins, threads
             o, e = offsets[t], offsets[t + 1]
             k, dt, _ = _sah_split(
                 box, cen, pts, order, oriented, leaf_size, max_depth, n_bins,
-                0, tasks[t, 1], tasks[t, 2], tasks[t, 3],
-                local_first[o:e], local_count[o:e], 1, 0, tasks[t:t],
+                zero, tasks[t, 1], tasks[t, 2], tasks[t, 3],
+                local_first[o:e], local_count[o:e], one, zero, tasks[t:t],
             )  # fmt: skip
             used[t] = k
             task_depth[t] = dt

@@ -86,7 +86,9 @@ def _leaf_pair(a_tris, a_sbox, fa, ca, b_tris, fb, cb, rot, trans, first_only, o
             if tri_tri_overlap(p0, p1, p2, q0, q1, q2):
                 if n == out.shape[1]:
                     grown = np.empty((2, 2 * n + 16), np.intp)
-                    grown[:, :n] = out
+                    for r in range(2):  # a loop: a slice copy compiles broadcasting
+                        for c in range(n):
+                            grown[r, c] = out[r, c]
                     out = grown
                 out[0, n] = s
                 out[1, n] = t

@@ -7,8 +7,9 @@ comparison of coordinates, so the answer is exact for the float64 inputs and doe
 depend on the order of the vertices or of the two triangles.
 """
 
-from numba import njit
+from numba import njit, types
 
+from hitbox._kernels.apart import apart
 from hitbox._kernels.exact_predicates import _O3_BOUND, _UNDERFLOW, orient2d, orient3d
 from hitbox._kernels.triangle_points import _cross, _sub, cross_products, load, load_xf
 
@@ -161,11 +162,10 @@ def _seg_seg_3d(a, b, c, d):
     """
     if orient3d(a, b, c, d) != 0:
         return False
-    return (
-        _seg_seg_2d(a, b, c, d, 0)
-        and _seg_seg_2d(a, b, c, d, 1)
-        and _seg_seg_2d(a, b, c, d, 2)
-    )
+    for ax in range(3):  # a loop, not literal axes: one compiled _seg_seg_2d
+        if not _seg_seg_2d(a, b, c, d, ax):
+            return False
+    return True
 
 
 @njit(inline="always")
@@ -242,6 +242,36 @@ def tri_tri_overlap(p0, p1, p2, q0, q1, q2):
     sp = _exact_signs(b0, b1, b2, q0, q1, q2, p0, p1, p2)
     if sp[0] == sp[1] and sp[1] == sp[2] and sp[0] != 0:
         return False
+    if sp[0] * sp[1] * sp[2] != 0 and sq[0] * sq[1] * sq[2] != 0:
+        # Guigue-Devillers: rotate each triangle so that its lone vertex comes first, flip
+        # the other triangle so that lone vertex is on its positive side, and compare the
+        # two intervals cut from the line of the planes with two orientations.
+        P = (p0, p1, p2)
+        Q = (q0, q1, q2)
+        i = 2 if sp[0] == sp[1] else (1 if sp[0] == sp[2] else 0)
+        j = 2 if sq[0] == sq[1] else (1 if sq[0] == sq[2] else 0)
+        a0, a1, a2 = P[i], P[(i + 1) % 3], P[(i + 2) % 3]
+        b0, b1, b2 = Q[j], Q[(j + 1) % 3], Q[(j + 2) % 3]
+        if sp[i] < 0:
+            b1, b2 = b2, b1
+        if sq[j] < 0:
+            a1, a2 = a2, a1
+        return orient3d(a1, b0, a0, b1) <= 0 and orient3d(a0, b0, a2, b2) <= 0
+    # a vertex on the other's plane: touching, coplanar or zero-area triangles
+    return _ties_apart(
+        p0[0], p0[1], p0[2], p1[0], p1[1], p1[2], p2[0], p2[1], p2[2],
+        q0[0], q0[1], q0[2], q1[0], q1[1], q1[2], q2[0], q2[1], q2[2],
+        sp[0], sp[1], sp[2], sq[0], sq[1], sq[2],
+    ) != 0  # fmt: skip
+
+
+@njit(cache=True)
+def _ties(p0, p1, p2, q0, q1, q2, sp, sq):
+    """:func:`tri_tri_overlap` once the exact signs ``sp`` (of p's vertices against q's
+    plane) and ``sq`` are known and some sign is 0: a vertex on the other's plane
+    (touching, shared vertices and edges), coplanar pairs and zero-area triangles, by
+    the edge characterisation: two closed triangles meet iff an edge of one meets the
+    other."""
     P = (p0, p1, p2)
     Q = (q0, q1, q2)
     flat_q = sq[0] == 0 and sq[1] == 0 and sq[2] == 0
@@ -253,7 +283,7 @@ def tri_tri_overlap(p0, p1, p2, q0, q1, q2):
             return _tri_tri_2d(p0, p1, p2, q0, q1, q2, ax_p)
         if ax_p >= 0:
             j0, j1 = _span(q0, q1, q2)
-            return _seg_tri_3d(Q[j0], Q[j1], 0, 0, p0, p1, p2)
+            return _seg_tri_3d(Q[j0], Q[j1], sq[j0], sq[j1], p0, p1, p2)
         i0, i1 = _span(p0, p1, p2)
         if ax_q >= 0:
             return _seg_tri_3d(P[i0], P[i1], sp[i0], sp[i1], q0, q1, q2)
@@ -262,19 +292,6 @@ def tri_tri_overlap(p0, p1, p2, q0, q1, q2):
     if flat_p:  # then q has zero area (p is proper, else flat_q)
         j0, j1 = _span(q0, q1, q2)
         return _seg_tri_3d(Q[j0], Q[j1], sq[j0], sq[j1], p0, p1, p2)
-    if sp[0] * sp[1] * sp[2] != 0 and sq[0] * sq[1] * sq[2] != 0:
-        # Guigue-Devillers: rotate each triangle so that its lone vertex comes first, flip
-        # the other triangle so that lone vertex is on its positive side, and compare the
-        # two intervals cut from the line of the planes with two orientations.
-        i = 2 if sp[0] == sp[1] else (1 if sp[0] == sp[2] else 0)
-        j = 2 if sq[0] == sq[1] else (1 if sq[0] == sq[2] else 0)
-        a0, a1, a2 = P[i], P[(i + 1) % 3], P[(i + 2) % 3]
-        b0, b1, b2 = Q[j], Q[(j + 1) % 3], Q[(j + 2) % 3]
-        if sp[i] < 0:
-            b1, b2 = b2, b1
-        if sq[j] < 0:
-            a1, a2 = a2, a1
-        return orient3d(a1, b0, a0, b1) <= 0 and orient3d(a0, b0, a2, b2) <= 0
     for k in range(3):
         k1 = (k + 1) % 3
         if _seg_tri_3d(P[k], P[k1], sp[k], sp[k1], q0, q1, q2):
@@ -282,6 +299,21 @@ def tri_tri_overlap(p0, p1, p2, q0, q1, q2):
         if _seg_tri_3d(Q[k], Q[k1], sq[k], sq[k1], p0, p1, p2):
             return True
     return False
+
+
+@apart("tri_tri_ties", types.intp(*(types.float64,) * 18, *(types.intp,) * 6))
+def _ties_apart(
+    p0x, p0y, p0z, p1x, p1y, p1z, p2x, p2y, p2z,
+    q0x, q0y, q0z, q1x, q1y, q1z, q2x, q2y, q2z,
+    sp0, sp1, sp2, sq0, sq1, sq2,
+):  # fmt: skip
+    """:func:`_ties` compiled apart (:mod:`hitbox._kernels.apart`), on flat scalars: the
+    rare cases stay out of the compile unit of every kernel that tests triangles."""
+    return _ties(
+        (p0x, p0y, p0z), (p1x, p1y, p1z), (p2x, p2y, p2z),
+        (q0x, q0y, q0z), (q1x, q1y, q1z), (q2x, q2y, q2z),
+        (sp0, sp1, sp2), (sq0, sq1, sq2),
+    )  # fmt: skip
 
 
 @njit(inline="always")
