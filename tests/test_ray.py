@@ -577,3 +577,39 @@ def test_segments():
     assert s.t_max == 1.0
     s = hb.ray.segments(np.zeros((4, 2)), [1.0, 1.0])
     assert s.origin.shape == (4, 2) and np.all(s.t_max == 1.0)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.integers(0, 3),
+    st.sampled_from([0.0, -0.0, 1.0, -2.5, np.inf, -np.inf, np.nan, 1e300, 5e-324]),
+    st.integers(0, 2**32 - 1),
+)
+def test_fast_ray_checks_agree_with_the_slow_ones(n, special, seed):
+    """The compiled one-pass checks accept exactly what as_rays accepts, with the same
+    arrays and the largest magnitudes; anything else goes to as_rays to be named."""
+    from hitbox import _validate as val
+
+    rng = np.random.default_rng(seed)
+    o, d = rng.normal(size=(n, 3)), rng.normal(size=(n, 3))
+    t_max = float(rng.choice([np.inf, 2.0]))
+    if n:
+        which, row, col = rng.integers(3), rng.integers(n), rng.integers(3)
+        if which == 0:
+            o[row, col] = special
+        elif which == 1:
+            d[row] = special if rng.integers(2) else d[row]
+            d[row, col] = special
+        else:
+            t_max = special
+    fast = val.as_rays_fast(o, d, t_max)
+    try:
+        slow, single = val.as_rays(o, d, t_max, dim=3)
+    except ValueError:
+        assert fast is None
+        return
+    rays, fast_single, big_o, big_d = fast
+    assert fast_single == single
+    for got, want in zip(rays, slow, strict=True):
+        np.testing.assert_array_equal(got, want)
+    assert big_o == np.abs(o).max(initial=0.0) and big_d == np.abs(d).max(initial=0.0)

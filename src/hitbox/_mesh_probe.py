@@ -130,11 +130,18 @@ def winding_number(mesh, points):
 
 def raycast(mesh, origins, directions, *, t_max=np.inf, mode="closest"):
     """:meth:`hitbox.mesh.TriangleMesh.raycast` (its contract there)."""
-    mode = v.check_choice(mode, "mode", RAY_MODES)
-    rays, single = v.as_rays(origins, directions, t_max, dim=3)
+    if mode != "closest":
+        mode = v.check_choice(mode, "mode", RAY_MODES)
+    fast = v.as_rays_fast(origins, directions, t_max)
+    if fast is None:  # any other input, or one with a problem to name
+        rays, single = v.as_rays(origins, directions, t_max, dim=3)
+        big_o = float(np.abs(rays.origin).max(initial=0.0))
+        big_d = float(np.abs(rays.direction).max(initial=0.0))
+    else:
+        rays, single, big_o, big_d = fast
     # the exact edge tests multiply three coordinates: kept within 2**+-100
-    g = mesh._scale_for(rays.origin, safe_exp=v.SQUARES_SAFE_EXP)
-    h = v.pow2_factor(rays.direction, safe_exp=v.SQUARES_SAFE_EXP)
+    g = v.pow2_for(max(mesh._size(), big_o), v.SQUARES_SAFE_EXP)
+    h = v.pow2_for(big_d, v.SQUARES_SAFE_EXP)
     if g != 1.0 or h != 1.0:  # where squares of coordinates overflow or vanish
         return _raycast_scaled(mesh, rays, single, mode, g, h)
     n = len(rays.origin)

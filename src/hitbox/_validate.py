@@ -10,6 +10,7 @@ import numbers
 
 import numpy as np
 
+from hitbox._kernels.ray_checks import FINE, ray_problems
 from hitbox._kernels.rigid import first_not_rotation, split_transforms
 from hitbox._types import OBBs, Rays, Spheres
 
@@ -374,6 +375,41 @@ def as_rays(origins, directions=None, t_max=None, dim=None):
     return Rays(origin, direction, tm), single_o and single_d
 
 
+def as_rays_fast(origins, directions, t_max):
+    """:func:`as_rays` of 3D rays in the common case, in one compiled pass: (Rays,
+    was_single, largest |origin coordinate|, largest |direction coordinate|), or None
+    when the slow path must decide (other types or shapes, or a problem to name)."""
+    if type(origins) is not np.ndarray or type(directions) is not np.ndarray:
+        return None
+    shape = origins.shape
+    if (
+        origins.dtype != np.float64
+        or directions.dtype != np.float64
+        or directions.shape != shape
+        or shape[-1:] != (3,)
+        or len(shape) > 2
+        or not (origins.flags.c_contiguous and directions.flags.c_contiguous)
+    ):
+        return None
+    single = len(shape) == 1
+    if single:
+        origins, directions = origins.reshape(1, 3), directions.reshape(1, 3)
+    if type(t_max) is float:
+        tm = np.full(len(origins), t_max)
+    elif (
+        type(t_max) is np.ndarray
+        and t_max.dtype == np.float64
+        and t_max.shape == (len(origins),)
+    ):
+        tm = np.ascontiguousarray(t_max)
+    else:
+        return None
+    problem, big_o, big_d = ray_problems(origins, directions, tm)
+    if problem != FINE:
+        return None
+    return Rays(origins, directions, tm), single, big_o, big_d
+
+
 def as_mesh(vertices, faces, name="mesh"):
     """Return (vertices (V, 3) float64, faces (F, 3) intp) with faces checked against V."""
     verts, _ = (
@@ -421,6 +457,37 @@ def check_count(value, name, minimum=1):
     return int(value)
 
 
+def pair_indices(na, nb, pairs, noun):
+    """The index arrays ``(ia, ib)`` of the pairs a query of ``a`` (``na`` items) against
+    ``b`` (``nb``) visits: elementwise, a set of one against all, or the given ``(2, n)``
+    integer ``pairs``, each checked to be in range (``noun`` names the items: "shapes")."""
+    if pairs is None:
+        if na != nb and 1 not in (na, nb):
+            raise ValueError(
+                f"cannot broadcast {na} {noun} in a against {nb} in b: give equal "
+                "lengths, a set of one, or pairs"
+            )
+        n = max(na, nb) if na and nb else 0
+        ia = np.zeros(n, np.intp) if na == 1 else np.arange(n, dtype=np.intp)
+        ib = np.zeros(n, np.intp) if nb == 1 else np.arange(n, dtype=np.intp)
+        return ia, ib
+    arr = np.asarray(pairs)
+    if arr.dtype.kind not in "iu":
+        raise TypeError(f"pairs must hold integers, got dtype {arr.dtype}")
+    if arr.ndim != 2 or arr.shape[0] != 2:
+        raise ValueError(f"pairs must have shape (2, n), got {arr.shape}")
+    for row, size, name in ((0, na, "a"), (1, nb, "b")):
+        bad = (arr[row] < 0) | (arr[row] >= size)
+        if bad.any():
+            k = int(np.argmax(bad))
+            raise ValueError(
+                f"pairs[{row}, {k}] = {arr[row, k]} is out of range for {size} "
+                f"{noun} in {name}"
+            )
+    return (np.ascontiguousarray(arr[0], dtype=np.intp),
+            np.ascontiguousarray(arr[1], dtype=np.intp))  # fmt: skip
+
+
 #: Magnitudes inside [2**-SAFE_EXP, 2**SAFE_EXP] square and multiply in float64 without
 #: overflow or underflow to zero; outside it, :func:`pow2_factor` rescales.
 SAFE_EXP = 400
@@ -443,6 +510,13 @@ def pow2_factor(*arrays, safe_exp=None):
         a = a[np.isfinite(a)]
         if a.size:
             big = max(big, float(a.max()))
+    return pow2_for(big, safe_exp)
+
+
+def pow2_for(big, safe_exp=None):
+    """:func:`pow2_factor` of arrays whose largest finite magnitude is ``big``."""
+    if safe_exp is None:
+        safe_exp = SAFE_EXP
     if big == 0.0 or 2.0**-safe_exp <= big <= 2.0**safe_exp:
         return 1.0
-    return float(np.ldexp(1.0, -int(np.frexp(big)[1])))
+    return math.ldexp(1.0, -math.frexp(big)[1])
