@@ -7,9 +7,9 @@ is cheap and the command line starts fast.
 import importlib
 import os
 
-# numba's OpenMP layer spins its idle threads by default: on a shared 2-core machine a
-# parallel kernel then ran 20x slower than its serial twin (measured: 266 us vs 8 us per
-# pose). Passive waiting keeps the parallel paths fast; a user's own setting wins.
+# numba's OpenMP layer spins its idle threads by default: on a shared machine a parallel
+# kernel then runs far slower than its serial twin (benchmarks/README.md). Passive
+# waiting keeps the parallel paths fast; a user's own setting wins.
 os.environ.setdefault("OMP_WAIT_POLICY", "passive")
 
 from hitbox._types import OBBs, Rays, Spheres

@@ -7,18 +7,11 @@ Every result is a ``(2, n)`` intp array of pairs ``i < j``, sorted by (i, j): th
 A–B is reported once and never again as B–A (Box2D's rule). Intervals are closed, so
 touching boxes overlap; empty boxes (lo > hi on some axis) overlap nothing.
 
-How ``method="auto"`` chooses (measured on 2 cores, x86-64, numba 0.68; 2·10^4 boxes,
-CPU ms for sap / tree): uniform 4.0 / 19.5; 20 Gaussian clusters 23.9 / 53.6; rods a
-quarter of the scene long along x, y or z 50.5 / 677; 1 % of boxes 20x larger 31.8 /
-68.7; a flat sheet 2.9 / 10.0; boxes on a line 1.8 / 3.0; a tower 1.3 / 2.4; along the
-diagonal 396 / 541; two sizes 100x apart 3.2 / 13.0; clusters plus far outliers
-18.6 / 47.6; clouds of tiny boxes 2.3 / 5.2. The columns keep the sweep short where a
-single sorted axis would not (every box overlapping every other along each axis), so
-the tree won only one scene tried, 10^4 tiny boxes packed in a lattice amid 10^4 larger
-ones (8.7 vs 12.7 ms), and lost it again at 10^5 boxes (74 vs 59 ms). So auto is
-brute force up to BRUTE_MAX boxes (where the grid's setup costs more than testing every
-pair: 46 vs 81 µs at 128 boxes, 192 vs 140 µs at 256) and sort-and-sweep above; the tree
-stays available by name.
+How ``method="auto"`` chooses: brute force up to BRUTE_MAX boxes (where the grid's setup
+costs more than testing every pair) and sort-and-sweep above, whose grid columns keep
+the sweep short where a single sorted axis would not (every box overlapping every other
+along each axis); the tree, slower on every scene tried but one, stays available by
+name (the scenes and figures: benchmarks/README.md).
 """
 
 import numbers
@@ -43,11 +36,11 @@ ALL_BITS = (1 << 64) - 1
 METHODS = ("auto", "sap", "tree", "brute")
 #: ``method="auto"`` tests every pair up to this many boxes.
 BRUTE_MAX = 160
-#: Grid columns are this many typical box extents wide (1.5 to 4 measured within 5 %).
+#: Grid columns are this many typical box extents wide (1.5 to 4 answer alike).
 COLUMN_WIDTH = 2.0
 #: The grid is coarsened while it would hold more than this many entries per box.
 ENTRY_RATIO = 4.0
-#: Boxes per leaf of the implicit tree (2 to 8 measured within 10 %).
+#: Boxes per leaf of the implicit tree (2 to 8 answer alike).
 TREE_LEAF = 4
 #: Boxes sampled for the grid's statistics.
 SAMPLE = 2048

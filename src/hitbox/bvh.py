@@ -61,9 +61,7 @@ LEAF_SIZE = 4
 #: Default depth limit (root at depth 0); a node at this depth is a leaf.
 MAX_DEPTH = 64
 #: Bins per axis in both SAH builds. Wald 2007 uses 16 to 32, but tree-vs-tree queries
-#: want finer cuts than rays: on the seed's tori, OBB trees built on their nodes' own
-#: axes lost most of that build's gain with 16 bins, and came within 5 % of an exact
-#: sweep with 64; AABB trees answered 4 % faster with 64 than with 16 (rays unchanged).
+#: want finer cuts than rays (figures: benchmarks/README.md).
 SAH_BINS = 64
 #: Neighbours searched on each side in the bottom-up build (Meister & Bittner 2018: 16).
 PLOC_RADIUS = 16

@@ -20,10 +20,8 @@ __all__ = ["TriangleMesh", "Contacts", "MeshRayHits", "ClosestPoints", "MODES"]
 #: Default node kind: OBB trees descend least on meshes at arbitrary relative poses.
 NODE = "obb"
 #: Default triangles per leaf, by node kind. Box-shaped nodes (AABB, k-DOP) prune less
-#: tightly under a rotation and their leaf walks make a larger leaf cheap: on the seed's
-#: tori, leaves of 6 answered `any` 2-4 % and `all` 3 % faster than leaves of 4, and
-#: leaves of 8 (with 64 SAH bins) `any` another 2-3 % (rays within 2 % throughout); OBB
-#: trees measured best at 4 to 6 (1, 2 and 8 were slower).
+#: tightly under a rotation and their leaf walks make a larger leaf cheap; OBB trees
+#: answer best at 4 to 6 (figures: benchmarks/README.md).
 LEAF_SIZE = {"obb": 4, "sphere": 4, "aabb": 8, "kdop14": 8, "kdop18": 8, "kdop26": 8}
 
 

@@ -116,10 +116,8 @@ def collide_many(
         return np.empty((3, 0), np.intp)
     if first_only:
         # chunks of at least 32 consecutive poses, each walked serially with its own
-        # witness pair, dealt round-robin to one lane per thread: prange hands each thread
-        # a contiguous block, and 32-pose chunks gave blocks of unequal pose counts (160
-        # and 140 of 300) and a trajectory's colliding stretch to one thread (measured on
-        # the seed's tori, 300 poses on two threads: 8-9 % faster with equal, dealt chunks)
+        # witness pair, dealt round-robin to one lane per thread: prange's contiguous
+        # blocks are unequal and put a trajectory's colliding stretch on one thread
         lanes = max(1, min(threads, n_poses))
         n_chunks = lanes * max(1, n_poses // (lanes * 32))
         for lane in prange(lanes):

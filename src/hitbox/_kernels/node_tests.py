@@ -41,9 +41,8 @@ def _slabs_xf(a, i, b, j, rot, trans, turned, widen, slack):
     Arvo's box of b against a's slabs is exactly the first three axes of the box-box
     separating-axis test, so those come first; then, for survivors, the other twelve
     axes, which prune rotated AABB trees almost as well as OBB trees. The diagonal slabs
-    are left out there: bounded through a moved box they pruned too few pairs to pay
-    for their cost (measured on the seed's tori: k-DOP trees took 2.5-3.1 times the
-    OBB tree's time with them, 1.9 without, the AABB tree's time).
+    are left out there: bounded through a moved box they prune too few pairs to pay for
+    their cost (figures: benchmarks/README.md).
     """
     if turned:
         return _turned_boxes(a, i, b, j, turn_terms(rot), trans, widen, slack)
@@ -335,9 +334,8 @@ def node_parts(bv):
 
     The box part of a k-DOP table is a contiguous copy of its x, y, z slabs: under a
     rotation its nodes are tested as their boxes (:func:`_slabs_xf`), and reading them
-    from the full table drags 26-DOP nodes of 208 bytes through the cache for 48 used
-    (measured on the seed's 20k torus: 26-DOP queries 7 % faster, level with AABB
-    trees). An AABB table is its own box part.
+    from the full table would drag 26-DOP nodes of 208 bytes through the cache for 48
+    used. An AABB table is its own box part.
     """
     if isinstance(bv, np.ndarray):
         if bv.shape[2] == 3:
@@ -465,9 +463,8 @@ def query_slack(trans, a_mag, b_mag):
     + |trans|)`` with |t| counted twice for OBBs (t: the centres' offset in a's frame,
     ``|t|_1 <= |trans|_1 + 2 |b centre|_1 + |a centre|_1`` under a rotation near
     orthonormal), is at most ``1e-12 (3 |trans|_1 + 3 a_mag + 5 b_mag)`` for every
-    node pair, so one figure per query serves them all
-    (measured on the seed's tori: 10 % off turned AABB-tree queries, which summed nine
-    magnitudes per node pair).
+    node pair, so one figure per query serves them all (rather than nine magnitudes
+    summed per node pair).
     """
     reach = abs(trans[0]) + abs(trans[1]) + abs(trans[2])
     return REL_EPS * (3.0 * reach + 3.0 * a_mag + 5.0 * b_mag) + 1e-300

@@ -2,7 +2,7 @@
 pretreatment and sleep schedule, per-object volumes and the narrow phase, in one call.
 
 The scene's state lives in a few flat buffers, so a step costs one Python-to-numba call
-with eight array arguments (each argument costs numba about 0.07 µs to unbox):
+with eight array arguments (numba unboxes each argument anew at every call):
 
 - ``fbuf``: the per-object float tables, field after field (``F_FIELDS``), each a
   C-contiguous block of ``cap`` rows; ``ibuf`` the int tables (``I_FIELDS``).

@@ -365,9 +365,9 @@ def _triangle_in_box(tris, s, center, half, rot):
 
 
 #: A front longer than FRONT_GROWTH times the last root walk's, plus FRONT_SLACK, is
-#: dropped for a walk from the root (mode all; fronts are not pulled back up: merging
-#: still-disjoint sibling pairs into their parents measured slower on the seed's tori,
-#: whose parents overlap again a step or two later). Mode any keeps no front: it walks
+#: dropped for a walk from the root (mode all; fronts are not pulled back up: the
+#: parents of still-disjoint sibling pairs overlap again a step or two later, see
+#: benchmarks/README.md). Mode any keeps no front: it walks
 #: from the root after its witness, its neighbours and the subtrees around them.
 FRONT_GROWTH, FRONT_SLACK = 2, 32
 
