@@ -324,7 +324,7 @@ def penetration(a, b, pairs=None):
 def _run(mode, a, b, pairs):
     a = _as_shapes(a, "a")
     b = _as_shapes(b, "b")
-    ia, ib = _pair_indices(len(a.kind), len(b.kind), pairs)
+    ia, ib = v.pair_indices(len(a.kind), len(b.kind), pairs, "shapes")
     n = len(ia)
     out = np.zeros((n, 10))
     hit = np.zeros(n, np.bool_)
@@ -332,34 +332,6 @@ def _run(mode, a, b, pairs):
         kernel = _k.query_parallel if n >= _PARALLEL_MIN else _k.query
         kernel(mode, a, ia, b, ib, out, hit)
     return out, hit
-
-
-def _pair_indices(na, nb, pairs):
-    if pairs is None:
-        if na != nb and 1 not in (na, nb):
-            raise ValueError(
-                f"a ({na} shapes) and b ({nb}) pair elementwise: give equal lengths, a "
-                "set of one, or pairs"
-            )
-        n = max(na, nb) if na and nb else 0
-        ia = np.zeros(n, np.intp) if na == 1 else np.arange(n, dtype=np.intp)
-        ib = np.zeros(n, np.intp) if nb == 1 else np.arange(n, dtype=np.intp)
-        return ia, ib
-    arr = np.asarray(pairs)
-    if arr.dtype.kind not in "iu":
-        raise TypeError(f"pairs must hold integers, got dtype {arr.dtype}")
-    if arr.ndim != 2 or arr.shape[0] != 2:
-        raise ValueError(f"pairs must have shape (2, n), got {arr.shape}")
-    ia = np.ascontiguousarray(arr[0], dtype=np.intp)
-    ib = np.ascontiguousarray(arr[1], dtype=np.intp)
-    for row, idx, size in ((0, ia, na), (1, ib, nb)):
-        bad = (idx < 0) | (idx >= size)
-        if bad.any():
-            raise ValueError(
-                f"pairs[{row}, {int(np.argmax(bad))}] = {idx[bad][0]} is out of range "
-                f"for {size} shapes"
-            )
-    return ia, ib
 
 
 def _as_shapes(s, name):

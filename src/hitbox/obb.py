@@ -21,6 +21,7 @@ from hitbox import _validate as v
 from hitbox._kernels import obb as kernels
 from hitbox._types import OBBs
 
+# The verbs every volume kind has, named as in aabb, sphere and kdop (STYLE §3).
 __all__ = [
     "METHODS",
     "fit",

@@ -72,6 +72,7 @@ class RayHits(NamedTuple):
     v: np.ndarray
 
 
+# A record of hit arrays per query, as ray.BoxHits and ray.PairHits; the fields differ.
 class AllRayHits(NamedTuple):
     """Every (ray, triangle) hit (``mode="all"``), sorted by ray, then t, then face.
 

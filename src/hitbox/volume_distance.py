@@ -108,7 +108,7 @@ def distance(a, b, pairs=None):
     different dimensions, lengths that do not broadcast, or a pair index out of range.
     """
     ka, a_data, sa, na, kb, b_data, sb, nb = _checked_pair(a, b)
-    ia, ib = _indices(na, nb, pairs)
+    ia, ib = v.pair_indices(na, nb, pairs, "volumes")
     out = _distances(ka, a_data, ia, kb, b_data, ib, ("a", "b"))
     if pairs is None and sa and sb:
         return VolumeDistances(float(out.distance[0]), out.point_a[0], out.point_b[0])
@@ -161,31 +161,6 @@ def _checked_pair(a, b):
     b_data, sb = mixed._validate(kb, b, "b", dim=_dim(ka, a_data))
     return (ka, a_data, sa, mixed._count(ka, a_data),
             kb, b_data, sb, mixed._count(kb, b_data))  # fmt: skip
-
-
-def _indices(na, nb, pairs):
-    if pairs is None:
-        if na != nb and 1 not in (na, nb):
-            raise ValueError(f"cannot broadcast {na} volumes in a against {nb} in b")
-        n = max(na, nb) if na and nb else 0
-        ia = np.zeros(n, np.intp) if na == 1 else np.arange(n, dtype=np.intp)
-        ib = np.zeros(n, np.intp) if nb == 1 else np.arange(n, dtype=np.intp)
-        return ia, ib
-    arr = np.asarray(pairs)
-    if arr.dtype.kind not in "iu":
-        raise TypeError(f"pairs must hold integers, got dtype {arr.dtype}")
-    if arr.ndim != 2 or arr.shape[0] != 2:
-        raise ValueError(f"pairs must have shape (2, n), got {arr.shape}")
-    for row, size, name in ((0, na, "a"), (1, nb, "b")):
-        bad = (arr[row] < 0) | (arr[row] >= size)
-        if bad.any():
-            k = int(np.argmax(bad))
-            raise ValueError(
-                f"pairs[{row}, {k}] = {arr[row, k]} is out of range for {size} "
-                f"volumes in {name}"
-            )
-    return (np.ascontiguousarray(arr[0], dtype=np.intp),
-            np.ascontiguousarray(arr[1], dtype=np.intp))  # fmt: skip
 
 
 def _dim(kind, data):

@@ -28,6 +28,17 @@ def _apart(gap):
     return gap if gap > 0.0 else TINY
 
 
+@njit(inline="always")
+def _meeting(ra, rb):
+    """Where two touching balls (or sphere-swept cores) meet, as a fraction of the way
+    from A's centre to B's: ra / (ra + rb), with an infinite radius taking it all."""
+    if ra == np.inf:
+        return 1.0
+    if rb == np.inf:
+        return 0.0
+    return ra / (ra + rb) if ra + rb > 0.0 else 0.5
+
+
 # -- closed forms, any dimension ------------------------------------------------------
 
 
@@ -40,12 +51,7 @@ def sphere_sphere(sa, ia, sb, ib, out_d, pa, pb):
         i, j = ia[n], ib[n]
         ra, rb = sa.radius[i], sb.radius[j]
         if ball_overlap(sa.center, i, ra, sb.center, j, rb):
-            if ra == np.inf:
-                t = 1.0
-            elif rb == np.inf:
-                t = 0.0
-            else:
-                t = ra / (ra + rb) if ra + rb > 0.0 else 0.5
+            t = _meeting(ra, rb)
             out_d[n] = 0.0
             for k in range(dim):
                 x = sa.center[i, k] + t * (sb.center[j, k] - sa.center[i, k])
@@ -200,12 +206,7 @@ def _gjk_pair(sa, i, sb, j, ws, out_d, pa, pb, n):
         px, py, pz = 0.5 * (ax + bx), 0.5 * (ay + by), 0.5 * (az + bz)
     elif d - (ra + rb) <= tol:
         out_d[n] = 0.0
-        if ra == np.inf:
-            w = 1.0
-        elif rb == np.inf:
-            w = 0.0
-        else:
-            w = ra / (ra + rb) if ra + rb > 0.0 else 0.5
+        w = _meeting(ra, rb)
         px, py, pz = ax + w * (bx - ax), ay + w * (by - ay), az + w * (bz - az)
     else:
         out_d[n] = d - (ra + rb)
@@ -226,6 +227,7 @@ def gjk_pairs(sa, ia, sb, ib, out_d, pa, pb):
         _gjk_pair(sa, ia[n], sb, ib[n], ws, out_d, pa, pb, n)
 
 
+# convex_pairs.query_parallel's chunked loop: its own, as the rows it writes differ
 @njit(cache=True, nogil=True, parallel=True)
 def gjk_pairs_parallel(sa, ia, sb, ib, out_d, pa, pb):
     """:func:`gjk_pairs` over chunks of CHUNK pairs spread across threads."""
@@ -238,6 +240,16 @@ def gjk_pairs_parallel(sa, ia, sb, ib, out_d, pa, pb):
 
 
 # -- k-DOP vertices --------------------------------------------------------------------
+
+
+@njit(inline="always")
+def _vertex_tol(kdops, i):
+    """1e-12 of the largest bound of k-DOP i: the distance within which a point counts
+    as on a slab's plane, and two vertices as one."""
+    mag = 0.0
+    for k in range(kdops.shape[2]):
+        mag = max(mag, abs(kdops[i, 0, k]), abs(kdops[i, 1, k]))
+    return 1e-12 * mag
 
 
 # The vertices of {x : lo <= axes @ x <= hi}: every three planes of independent
@@ -262,10 +274,7 @@ def kdop_vertices_brute(kdops, axes, triples, cof, det, out, counts):
     for k in range(ns):
         norms[k] = math.sqrt(axes[k, 0] ** 2 + axes[k, 1] ** 2 + axes[k, 2] ** 2)
     for i in range(len(kdops)):
-        mag = 0.0
-        for k in range(ns):
-            mag = max(mag, abs(kdops[i, 0, k]), abs(kdops[i, 1, k]))
-        tol = 1e-12 * mag
+        tol = _vertex_tol(kdops, i)
         cnt = 0
         for t in range(len(triples)):
             p, q, r = triples[t, 0], triples[t, 1], triples[t, 2]
@@ -339,10 +348,7 @@ def kdop_vertices(kdops, axes, out, counts):
     vm = np.zeros((2, _CAP), np.int64)
     sv = np.empty(_CAP)
     for i in range(len(kdops)):
-        mag = 0.0
-        for k in range(ns):
-            mag = max(mag, abs(kdops[i, 0, k]), abs(kdops[i, 1, k]))
-        tol = 1e-12 * mag
+        tol = _vertex_tol(kdops, i)
         cur = 0
         cnt = 0
         for c in range(8):

@@ -1,4 +1,4 @@
-"""The `hitbox` command: one module per subcommand, each with ``add(sub)`` (its options)
+"""The `hitbox` command: one module per subcommand, each with ``add(sub)`` (its parser)
 and ``run(args)`` (its work). Subcommands import what they need when they run (fast --help).
 
     hitbox demo                         the tour (``make demo``)
@@ -17,8 +17,17 @@ line on stderr and exit status 1; a bad option, argparse's usage message and sta
 import argparse
 import sys
 
-from hitbox.cli import bench, collide, demo, distance, info, points, raycast, warmup
-from hitbox.cli.common import _Failure
+from hitbox.cli import (
+    bench,
+    collide,
+    common,
+    demo,
+    distance,
+    info,
+    points,
+    raycast,
+    warmup,
+)
 
 # in the order of `hitbox --help`
 SUBCOMMANDS = (demo, collide, distance, points, raycast, info, bench, warmup)
@@ -37,7 +46,7 @@ def main(argv=None):
     try:
         with compiled.notice(command):
             return args.run(args)
-    except (FileError, _Failure) as exc:
+    except (FileError, common.Failure) as exc:
         print(f"hitbox {args.command}: error: {exc}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
@@ -65,5 +74,5 @@ def build_parser():
     parser.add_argument("--version", action="version", version=f"hitbox {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for command in SUBCOMMANDS:
-        command.add(sub)
+        command.add(sub).set_defaults(run=command.run)
     return parser

@@ -5,23 +5,15 @@ import argparse
 import contextlib
 import sys
 
-from hitbox.cli.common import (
-    _command,
-    _console,
-    _Failure,
-    _print_json,
-    _progress,
-    _say,
-    _table,
-)
+from hitbox.cli import common
 
 _PEERS = {"coal": "coal", "fcl": "fcl", "trimesh": "trimesh", "pybullet": "pybullet"}
 _PIP = {"fcl": "python-fcl"}
 
 
 def add(sub):
-    """Register the subcommand on ``sub``, argparse's subparsers."""
-    bench = _command(
+    """The subcommand's parser, added to ``sub`` (argparse's subparsers)."""
+    bench = common.command(
         sub,
         "bench",
         "run the benchmark suite: ratios table, CSV and plot",
@@ -52,7 +44,7 @@ def add(sub):
         help="folder for the CSV files and the plot (default: "
         "benchmarks/results/<machine>, or <machine>-quick with --quick)",
     )
-    bench.set_defaults(run=run)
+    return bench
 
 
 def run(args):
@@ -65,7 +57,7 @@ def run(args):
     names = args.names or available
     unknown = sorted(set(names) - set(available))
     if unknown:
-        raise _Failure(
+        raise common.Failure(
             f"unknown benchmark(s) {', '.join(unknown)}; there are {', '.join(available)}"
         )
     from benchmarks.timing import environment, machine
@@ -80,7 +72,7 @@ def run(args):
     results, csvs, failed = {}, {}, {}
     import importlib
 
-    with _progress(args, len(names)) as step:
+    with common.progress(args, len(names)) as step:
         for name in names:
             step(f"benchmark {name}{' (quick)' if args.quick else ''}")
             try:
@@ -108,24 +100,24 @@ def run(args):
         "rows": results,
     }
     if args.json:
-        _print_json(out)
+        common.print_json(out)
         return 1 if failed else 0
-    con = _console()
-    _table(
+    con = common.console()
+    common.table(
         con,
         "hitbox speedup (above 1: hitbox is faster)",
         ["bench", "case", "vs", "ratio"],
         [[r["bench"], r["case"], r["peer"], f"{r['ratio']:.3g}x"] for r in ratios],
     )
     if missing:
-        _say(
+        common.say(
             con,
             f"not installed, so not compared: {', '.join(missing)} "
             f"(pip install {' '.join(_PIP.get(p, p) for p in missing)})",
         )
     for path in csvs.values():
-        _say(con, f"wrote {path}")
-    _say(con, f"wrote {plot}" if plot else "no ratios to plot")
+        common.say(con, f"wrote {path}")
+    common.say(con, f"wrote {plot}" if plot else "no ratios to plot")
     for name, why in failed.items():
         print(f"hitbox bench: benchmark {name} failed: {why}", file=sys.stderr)
     return 1 if failed else 0
@@ -152,7 +144,7 @@ def _benchmarks_module():
             if str(root) not in sys.path:
                 sys.path.insert(0, str(root))
             return importlib.import_module("benchmarks.run")
-    raise _Failure(
+    raise common.Failure(
         "no benchmarks/ folder found: the benchmarks ship with hitbox's source "
         "repository, not the installed package; run 'hitbox bench' inside a clone of it"
     )

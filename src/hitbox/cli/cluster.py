@@ -1,11 +1,7 @@
 """The Dask options of the batched subcommands (points, raycast): --scheduler and
 --workers, the client, and a progress bar of the chunks. Dask is imported only when used."""
 
-from hitbox.cli.common import (
-    _count1,
-    _Failure,
-    _progress,
-)
+from hitbox.cli import common
 
 
 def _cluster_options(parser):
@@ -18,7 +14,7 @@ def _cluster_options(parser):
     )
     group.add_argument(
         "--workers",
-        type=_count1,
+        type=common.count1,
         metavar="N",
         help="run on a local Dask cluster of N worker processes",
     )
@@ -31,13 +27,13 @@ def _cluster(args):
 
         from hitbox import dask as hd
     except ImportError as exc:
-        raise _Failure(f"{exc}") from None
+        raise common.Failure(f"{exc}") from None
     if args.workers is not None:
         return hd.local_cluster(args.workers)
     try:
         return Client(args.scheduler, timeout="10s")
     except (OSError, TimeoutError, ValueError) as exc:
-        raise _Failure(
+        raise common.Failure(
             f"cannot reach a Dask scheduler at {args.scheduler}: {exc}"
         ) from None
 
@@ -49,7 +45,7 @@ def _on_cluster(args, client, arrays, label):
 
     persisted = client.persist(list(arrays))
     futures = futures_of(persisted)
-    with _progress(args, len(futures) + 1) as step:
+    with common.progress(args, len(futures) + 1) as step:
         step(f"{label} on the cluster: {len(futures)} tasks")
         for done, _ in enumerate(as_completed(futures), 1):
             step(f"{label} on the cluster: {done}/{len(futures)} tasks")

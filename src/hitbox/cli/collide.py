@@ -1,27 +1,11 @@
 """``hitbox collide A B``: do two placed mesh files touch, and which triangles?"""
 
-from hitbox.cli.common import (
-    _best_time,
-    _command,
-    _console,
-    _count0,
-    _duration,
-    _Failure,
-    _mesh_line,
-    _mesh_summary,
-    _node_option,
-    _pose,
-    _print_json,
-    _progress,
-    _say,
-    _timed,
-    _two_meshes,
-)
+from hitbox.cli import common
 
 
 def add(sub):
-    """Register the subcommand on ``sub``, argparse's subparsers."""
-    collide = _command(
+    """The subcommand's parser, added to ``sub`` (argparse's subparsers)."""
+    collide = common.command(
         sub,
         "collide",
         "do two mesh files touch, and which triangles?",
@@ -37,10 +21,10 @@ def add(sub):
     )
     collide.add_argument("b", metavar="B", help="second mesh file")
     collide.add_argument(
-        "--pose-a", type=_pose, metavar="POSE", help="A's pose (identity)"
+        "--pose-a", type=common.pose, metavar="POSE", help="A's pose (identity)"
     )
     collide.add_argument(
-        "--pose-b", type=_pose, metavar="POSE", help="B's pose (identity)"
+        "--pose-b", type=common.pose, metavar="POSE", help="B's pose (identity)"
     )
     collide.add_argument(
         "--all",
@@ -59,7 +43,7 @@ def add(sub):
         help="also say yes when one closed mesh lies wholly inside the other "
         "(not with --all: containment has no triangle pairs)",
     )
-    _node_option(collide)
+    common.node_option(collide)
     collide.add_argument(
         "--view",
         metavar="OUT.html",
@@ -67,27 +51,29 @@ def add(sub):
     )
     collide.add_argument(
         "--depth",
-        type=_count0,
+        type=common.count0,
         default=3,
         metavar="D",
         help="tree depth of the volumes drawn in --view (default 3)",
     )
-    collide.set_defaults(run=run)
+    return collide
 
 
 def run(args):
     if getattr(args, "contacts", False):
         args.all = True  # contact segments are per crossing triangle pair
     if args.all and getattr(args, "inside", False):
-        raise _Failure("--inside needs the any mode: containment has no triangle pairs")
-    with _progress(args, 4) as step:
-        a, b, a_s, b_s, pose_a, pose_b, relative = _two_meshes(args, step)
+        raise common.Failure(
+            "--inside needs the any mode: containment has no triangle pairs"
+        )
+    with common.progress(args, 4) as step:
+        a, b, a_s, b_s, pose_a, pose_b, relative = common.two_meshes(args, step)
         mode = "all" if args.all else "any"
         inside = bool(getattr(args, "inside", False)) and not args.all
         step("first query (compiles on a first run)")
-        result, first_s = _timed(a.intersect, b, relative, mode=mode, inside=inside)
+        result, first_s = common.timed(a.intersect, b, relative, mode=mode, inside=inside)
         step("timing warm queries")
-        best_s, repeats = _best_time(
+        best_s, repeats = common.best_time(
             lambda: a.intersect(b, relative, mode=mode, inside=inside)
         )
         pairs = result if args.all else None
@@ -95,8 +81,8 @@ def run(args):
             pairs = a.intersect(b, relative, mode="all")
     collides = bool(result) if not args.all else bool(result.shape[1])
     out = {
-        "a": _mesh_summary(args.a, a, a_s),
-        "b": _mesh_summary(args.b, b, b_s),
+        "a": common.mesh_summary(args.a, a, a_s),
+        "b": common.mesh_summary(args.b, b, b_s),
         "node": args.node,
         "pose_a": pose_a.tolist(),
         "pose_b": pose_b.tolist(),
@@ -124,30 +110,30 @@ def run(args):
         )
         out["view"] = str(written.path)
     if args.json:
-        return _print_json(out)
-    con = _console()
-    _say(con, _mesh_line("A", out["a"]))
-    _say(con, _mesh_line("B", out["b"]))
+        return common.print_json(out)
+    con = common.console()
+    common.say(con, common.mesh_line("A", out["a"]))
+    common.say(con, common.mesh_line("B", out["b"]))
     verdict = "[bold red]yes[/]" if collides else "[bold green]no[/]"
     count = f", {out['n_pairs']} triangle pairs" if args.all else ""
-    _say(con, f"collide: {verdict}{count}   ({args.node} trees, mode {mode!r})")
+    common.say(con, f"collide: {verdict}{count}   ({args.node} trees, mode {mode!r})")
     if args.all and out["n_pairs"]:
         shown = out["pairs"][:10]
         more = out["n_pairs"] - len(shown)
         text = ", ".join(f"({i}, {j})" for i, j in shown)
-        _say(
+        common.say(
             con,
             f"pairs (A face, B face): {text}" + (f", ... {more} more" if more else ""),
         )
     shown = zip(out.get("segments", []), out.get("pairs", []), strict=False)
     for (p, q), (i, j) in list(shown)[:3]:
         ends = " to ".join("(" + ", ".join(f"{x:.6g}" for x in e) + ")" for e in (p, q))
-        _say(con, f"  ({i}, {j}) meet from {ends}")
-    _say(
+        common.say(con, f"  ({i}, {j}) meet from {ends}")
+    common.say(
         con,
-        f"query: {_duration(best_s)} (best of {repeats} warm runs; "
-        f"first call {_duration(first_s)})",
+        f"query: {common.duration(best_s)} (best of {repeats} warm runs; "
+        f"first call {common.duration(first_s)})",
     )
     if args.view:
-        _say(con, f"wrote {out['view']}")
+        common.say(con, f"wrote {out['view']}")
     return 0

@@ -14,17 +14,17 @@ NODE_KINDS = ("aabb", "sphere", "obb", "kdop14", "kdop18", "kdop26")
 NODE = "obb"
 
 
-class _Failure(Exception):
+class Failure(Exception):
     """A one-line error for the user (no traceback)."""
 
 
-def _command(sub, name, help_text, description, epilog=None):
+def command(sub, name, help_text, description, epilog=None):
     parser = sub.add_parser(name, help=help_text, description=description, epilog=epilog)
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     return parser
 
 
-def _node_option(parser):
+def node_option(parser):
     parser.add_argument(
         "--node",
         choices=NODE_KINDS,
@@ -33,7 +33,7 @@ def _node_option(parser):
     )
 
 
-def _pose(text):
+def pose(text):
     from hitbox.io import pose_matrix
 
     try:
@@ -52,7 +52,7 @@ def _count(text, minimum):
     return value
 
 
-def _positive(text):
+def positive(text):
     """A finite float > 0, for argparse."""
     try:
         value = float(text)
@@ -63,22 +63,22 @@ def _positive(text):
     return value
 
 
-def _count0(text):
+def count0(text):
     return _count(text, 0)
 
 
-def _count1(text):
+def count1(text):
     return _count(text, 1)
 
 
-def _timed(fn, *args, **kwargs):
+def timed(fn, *args, **kwargs):
     """(fn's result, seconds it took)."""
     start = time.perf_counter()
     value = fn(*args, **kwargs)
     return value, time.perf_counter() - start
 
 
-def _best_time(fn, budget=_TIME_BUDGET, max_repeats=2_000):
+def best_time(fn, budget=_TIME_BUDGET, max_repeats=2_000):
     """Best time of repeated warm calls within about ``budget`` seconds (at least one)."""
     best, repeats, start = float("inf"), 0, time.perf_counter()
     while repeats < max_repeats:
@@ -91,7 +91,7 @@ def _best_time(fn, budget=_TIME_BUDGET, max_repeats=2_000):
     return best, repeats
 
 
-def _two_meshes(args, step):
+def two_meshes(args, step):
     """Meshes A and B read, their poses, and B's frame into A's (the relative placement
     the trees are tested at): (a, b, a_s, b_s, pose_a, pose_b, relative)."""
     import numpy as np
@@ -101,13 +101,13 @@ def _two_meshes(args, step):
     pose_a = np.eye(4) if args.pose_a is None else args.pose_a
     pose_b = np.eye(4) if args.pose_b is None else args.pose_b
     step(f"reading {args.a}")
-    a, a_s = _timed(load_mesh, args.a, node=args.node)
+    a, a_s = timed(load_mesh, args.a, node=args.node)
     step(f"reading {args.b}")
-    b, b_s = _timed(load_mesh, args.b, node=args.node)
+    b, b_s = timed(load_mesh, args.b, node=args.node)
     return a, b, a_s, b_s, pose_a, pose_b, np.linalg.inv(pose_a) @ pose_b
 
 
-def _mesh_summary(path, mesh, seconds):
+def mesh_summary(path, mesh, seconds):
     return {
         "file": str(path),
         "vertices": len(mesh.vertices),
@@ -117,10 +117,10 @@ def _mesh_summary(path, mesh, seconds):
     }
 
 
-def _mesh_line(label, summary):
+def mesh_line(label, summary):
     return (
         f"{label}: {summary['file']}  {summary['faces']:,} triangles, tree depth "
-        f"{summary['tree_depth']} (read and built in {_duration(summary['load_s'])})"
+        f"{summary['tree_depth']} (read and built in {duration(summary['load_s'])})"
     )
 
 
@@ -143,14 +143,14 @@ def _plain(value):
     return str(value)
 
 
-def _print_json(out):
+def print_json(out):
     import json
 
     print(json.dumps(_plain(out), allow_nan=False))
     return 0
 
 
-def _console():
+def console():
     try:
         from rich.console import Console
     except ImportError:  # rich is optional: plain text then
@@ -161,7 +161,7 @@ def _console():
     return console
 
 
-def _say(console, text):
+def say(console, text):
     if console is None:
         import re
 
@@ -170,7 +170,7 @@ def _say(console, text):
         console.print(text)
 
 
-def _table(console, title, columns, rows):
+def table(console, title, columns, rows):
     if console is None:
         print(title)
         print("  ".join(columns))
@@ -187,11 +187,11 @@ def _table(console, title, columns, rows):
     console.print(table)
 
 
-def _vec(values):
+def vec(values):
     return "(" + ", ".join(f"{v:.4g}" for v in values) + ")"
 
 
-def _duration(seconds):
+def duration(seconds):
     if seconds >= 1:
         return f"{seconds:.2f} s"
     if seconds >= 1e-3:
@@ -200,7 +200,7 @@ def _duration(seconds):
 
 
 @contextlib.contextmanager
-def _progress(args, total):
+def progress(args, total):
     """A transient rich progress bar on stderr, off for --json or a non-terminal.
 
     Yields ``step(text)``: marks the previous step done and names the next.

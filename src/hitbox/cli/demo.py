@@ -1,10 +1,10 @@
 """``hitbox demo``: the tour of hitbox on the seeds' own examples (``make demo``)."""
 
-from hitbox.cli.common import _console
+from hitbox.cli import common
 
 
 def add(sub):
-    """Register the subcommand on ``sub``, argparse's subparsers."""
+    """The subcommand's parser, added to ``sub`` (argparse's subparsers)."""
     demo = sub.add_parser(
         "demo",
         help="the main job: a tour on the seeds' own examples",
@@ -21,13 +21,13 @@ def add(sub):
         action="store_true",
         help="a shorter experiment (60 steps, 2 repeats, 3 node kinds)",
     )
-    demo.set_defaults(run=run)
+    return demo
 
 
 def run(args):
     from hitbox import demo
 
-    console = _console()
+    console = common.console()
     sections = None if not args.sections else args.sections.split(",")
     unknown = set(sections or ()) - set(demo.SECTIONS)
     if unknown:

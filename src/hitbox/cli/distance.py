@@ -1,27 +1,11 @@
 """``hitbox distance A B``: how far apart two placed mesh files are, and where."""
 
-from hitbox.cli.common import (
-    _best_time,
-    _command,
-    _console,
-    _duration,
-    _mesh_line,
-    _mesh_summary,
-    _node_option,
-    _pose,
-    _positive,
-    _print_json,
-    _progress,
-    _say,
-    _timed,
-    _two_meshes,
-    _vec,
-)
+from hitbox.cli import common
 
 
 def add(sub):
-    """Register the subcommand on ``sub``, argparse's subparsers."""
-    distance = _command(
+    """The subcommand's parser, added to ``sub`` (argparse's subparsers)."""
+    distance = common.command(
         sub,
         "distance",
         "how far apart are two mesh files, and where?",
@@ -31,33 +15,35 @@ def add(sub):
     )
     distance.add_argument("a", metavar="A", help="first mesh file")
     distance.add_argument("b", metavar="B", help="second mesh file")
-    distance.add_argument("--pose-a", type=_pose, metavar="POSE", help="A's pose")
-    distance.add_argument("--pose-b", type=_pose, metavar="POSE", help="B's pose")
+    distance.add_argument("--pose-a", type=common.pose, metavar="POSE", help="A's pose")
+    distance.add_argument("--pose-b", type=common.pose, metavar="POSE", help="B's pose")
     distance.add_argument(
         "--max-distance",
-        type=_positive,
+        type=common.positive,
         metavar="D",
         help="stop once they are known to be at least D apart",
     )
-    _node_option(distance)
-    distance.set_defaults(run=run)
+    common.node_option(distance)
+    return distance
 
 
 def run(args):
     import numpy as np
 
-    with _progress(args, 4) as step:
-        a, b, a_s, b_s, pose_a, pose_b, relative = _two_meshes(args, step)
+    with common.progress(args, 4) as step:
+        a, b, a_s, b_s, pose_a, pose_b, relative = common.two_meshes(args, step)
         limit = np.inf if args.max_distance is None else args.max_distance
         step("first query (compiles on a first run)")
-        result, first_s = _timed(a.distance, b, relative, max_distance=limit)
+        result, first_s = common.timed(a.distance, b, relative, max_distance=limit)
         step("timing warm queries")
-        best_s, repeats = _best_time(lambda: a.distance(b, relative, max_distance=limit))
+        best_s, repeats = common.best_time(
+            lambda: a.distance(b, relative, max_distance=limit)
+        )
     # the closest points back in world coordinates (A's pose on A's frame)
     world = [pose_a[:3, :3] @ x + pose_a[:3, 3] for x in (result.point_a, result.point_b)]
     out = {
-        "a": _mesh_summary(args.a, a, a_s),
-        "b": _mesh_summary(args.b, b, b_s),
+        "a": common.mesh_summary(args.a, a, a_s),
+        "b": common.mesh_summary(args.b, b, b_s),
         "pose_a": pose_a.tolist(),
         "pose_b": pose_b.tolist(),
         "distance": result.distance,
@@ -70,17 +56,23 @@ def run(args):
         "time": {"first_call_s": first_s, "query_s": best_s, "repeats": repeats},
     }
     if args.json:
-        return _print_json(out)
-    con = _console()
-    _say(con, _mesh_line("A", out["a"]))
-    _say(con, _mesh_line("B", out["b"]))
+        return common.print_json(out)
+    con = common.console()
+    common.say(con, common.mesh_line("A", out["a"]))
+    common.say(con, common.mesh_line("B", out["b"]))
     if result.face_a < 0:
-        _say(con, f"distance: at least {limit:.6g} (--max-distance)")
+        common.say(con, f"distance: at least {limit:.6g} (--max-distance)")
     else:
-        _say(con, f"distance: [bold]{result.distance:.9g}[/]"
-                  + ("  (touching)" if out["touching"] else ""))  # fmt: skip
-        _say(con, f"closest points (world): A {_vec(world[0])} on face {result.face_a}, "
-                  f"B {_vec(world[1])} on face {result.face_b}")  # fmt: skip
-    _say(con, f"query: {_duration(best_s)} (best of {repeats} warm runs; "
-              f"first call {_duration(first_s)})")  # fmt: skip
+        touching = "  (touching)" if out["touching"] else ""
+        common.say(con, f"distance: [bold]{result.distance:.9g}[/]{touching}")
+        common.say(
+            con,
+            f"closest points (world): A {common.vec(world[0])} on face {result.face_a}, "
+            f"B {common.vec(world[1])} on face {result.face_b}",
+        )
+    common.say(
+        con,
+        f"query: {common.duration(best_s)} (best of {repeats} warm runs; "
+        f"first call {common.duration(first_s)})",
+    )
     return 0

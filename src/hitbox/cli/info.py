@@ -1,21 +1,11 @@
 """``hitbox info MESH``: a mesh's size, fitted volumes, the chosen kind and tree statistics."""
 
-from hitbox.cli.common import (
-    _command,
-    _console,
-    _duration,
-    _print_json,
-    _progress,
-    _say,
-    _table,
-    _timed,
-    _vec,
-)
+from hitbox.cli import common
 
 
 def add(sub):
-    """Register the subcommand on ``sub``, argparse's subparsers."""
-    info = _command(
+    """The subcommand's parser, added to ``sub`` (argparse's subparsers)."""
+    info = common.command(
         sub,
         "info",
         "a mesh's size, fitted volumes and tree statistics",
@@ -29,7 +19,7 @@ def add(sub):
         action="store_true",
         help="also list the face pairs that touch though they share no vertex",
     )
-    info.set_defaults(run=run)
+    return info
 
 
 def run(args):
@@ -40,7 +30,7 @@ def run(args):
     from hitbox.io import read_mesh
     from hitbox.mesh import LEAF_SIZE
 
-    with _progress(args, 4 + len(KINDS)) as step:
+    with common.progress(args, 4 + len(KINDS)) as step:
         step(f"reading {args.mesh}")
         vertices, faces = read_mesh(args.mesh)
         tris = np.ascontiguousarray(vertices[faces])
@@ -66,7 +56,9 @@ def run(args):
                 tris[:2], node=kind
             )  # compile (or load from cache) outside the timing
             # the leaves a TriangleMesh of this kind gets
-            tree, build_s = _timed(BVH.build, tris, node=kind, leaf_size=LEAF_SIZE[kind])
+            tree, build_s = common.timed(
+                BVH.build, tris, node=kind, leaf_size=LEAF_SIZE[kind]
+            )
             trees[kind] = {
                 "method": DEFAULT_METHOD[kind],
                 "leaf_size": LEAF_SIZE[kind],
@@ -110,17 +102,19 @@ def run(args):
             "pairs": self_pairs.T.tolist(),
         }
     if args.json:
-        return _print_json(out)
-    con = _console()
-    _say(
+        return common.print_json(out)
+    con = common.console()
+    common.say(
         con,
         f"[bold]{args.mesh}[/]: {len(vertices):,} vertices, {len(faces):,} triangles, "
         f"{'closed' if out['closed'] else 'open'}, area {area:.4g}",
     )
-    _say(
-        con, f"bounds: lo {_vec(box[0])}, hi {_vec(box[1])}, size {_vec(box[1] - box[0])}"
+    common.say(
+        con,
+        f"bounds: lo {common.vec(box[0])}, hi {common.vec(box[1])}, "
+        f"size {common.vec(box[1] - box[0])}",
     )
-    _table(
+    common.table(
         con,
         "fitted volumes",
         ["kind", "volume", "x smallest"],
@@ -129,12 +123,12 @@ def run(args):
             for k, v in out["volumes"].items()
         ],
     )
-    _say(
+    common.say(
         con,
         f"choose picks [bold]{chosen['static']}[/] "
         f"({chosen['rotating']} if the object rotates)",
     )
-    _table(
+    common.table(
         con,
         "trees, as a TriangleMesh of each kind builds them",
         ["node kind", "method", "leaf size", "nodes", "depth", "leaves", "build"],
@@ -146,7 +140,7 @@ def run(args):
                 f"{t['nodes']:,}",
                 str(t["depth"]),
                 f"{t['leaves']:,}",
-                _duration(t["build_s"]),
+                common.duration(t["build_s"]),
             ]
             for k, t in trees.items()
         ],
@@ -154,7 +148,7 @@ def run(args):
     if self_pairs is not None:
         n = self_pairs.shape[1]
         shown = ", ".join(f"{a}-{b}" for a, b in self_pairs.T[:8].tolist())
-        _say(
+        common.say(
             con,
             f"self-intersections: [bold]{n:,}[/] face pairs sharing no vertex touch"
             + (f" (faces {shown}{', ...' if n > 8 else ''})" if n else ""),

@@ -2,25 +2,13 @@
 
 import time
 
+from hitbox.cli import common
 from hitbox.cli.cluster import _cluster, _cluster_options, _on_cluster
-from hitbox.cli.common import (
-    _command,
-    _console,
-    _mesh_line,
-    _mesh_summary,
-    _node_option,
-    _print_json,
-    _progress,
-    _say,
-    _table,
-    _timed,
-    _vec,
-)
 
 
 def add(sub):
-    """Register the subcommand on ``sub``, argparse's subparsers."""
-    points = _command(
+    """The subcommand's parser, added to ``sub`` (argparse's subparsers)."""
+    points = common.command(
         sub,
         "points",
         "closest points, signed distances and inside tests for many points",
@@ -37,9 +25,9 @@ def add(sub):
         metavar="OUT.npy",
         help="write (N, 6): signed distance, face, xyz, inside",
     )
-    _node_option(points)
+    common.node_option(points)
     _cluster_options(points)
-    points.set_defaults(run=run)
+    return points
 
 
 def run(args):
@@ -48,9 +36,9 @@ def run(args):
     from hitbox.io import load_mesh, load_points
 
     on_cluster = args.scheduler is not None or args.workers is not None
-    with _progress(args, 3) as step:
+    with common.progress(args, 3) as step:
         step(f"reading {args.mesh}")
-        mesh, load_s = _timed(load_mesh, args.mesh, node=args.node)
+        mesh, load_s = common.timed(load_mesh, args.mesh, node=args.node)
         step(f"reading {args.points}")
         points = load_points(args.points)
         if not on_cluster:
@@ -65,7 +53,7 @@ def run(args):
     signed = np.where(inside, -near.distance, near.distance)
     signed[near.distance == 0.0] = 0.0
     out = {
-        "mesh": _mesh_summary(args.mesh, mesh, load_s),
+        "mesh": common.mesh_summary(args.mesh, mesh, load_s),
         "points": len(points),
         "inside": int(inside.sum()),
         "seconds": seconds,
@@ -80,18 +68,18 @@ def run(args):
         out["signed_distance"] = signed.tolist()
         out["face"] = near.face.tolist()
         out["closest"] = near.point.tolist()
-        return _print_json(out)
-    con = _console()
-    _say(con, _mesh_line("mesh", out["mesh"]))
+        return common.print_json(out)
+    con = common.console()
+    common.say(con, common.mesh_line("mesh", out["mesh"]))
     rate = len(points) / seconds if seconds > 0 else float("inf")
-    _say(con, f"{len(points):,} points: {out['inside']:,} inside; {rate:,.0f} points/s "
+    common.say(con, f"{len(points):,} points: {out['inside']:,} inside; {rate:,.0f} points/s "
               "(closest point and inside test, first call included)")  # fmt: skip
     if len(points):
-        _table(con, "first points", ["point", "signed distance", "face", "closest"],
-               [[_vec(points[k]), f"{signed[k]:.6g}", str(near.face[k]),
-                 _vec(near.point[k])] for k in range(min(5, len(points)))])  # fmt: skip
+        common.table(con, "first points", ["point", "signed distance", "face", "closest"],
+               [[common.vec(points[k]), f"{signed[k]:.6g}", str(near.face[k]),
+                 common.vec(near.point[k])] for k in range(min(5, len(points)))])  # fmt: skip
     if args.out:
-        _say(
+        common.say(
             con, f"wrote {out['out']} (N, 6): signed distance, face, closest xyz, inside"
         )
     return 0

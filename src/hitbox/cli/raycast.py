@@ -2,26 +2,13 @@
 
 import time
 
+from hitbox.cli import common
 from hitbox.cli.cluster import _cluster, _cluster_options, _on_cluster
-from hitbox.cli.common import (
-    _best_time,
-    _command,
-    _console,
-    _count1,
-    _duration,
-    _mesh_line,
-    _mesh_summary,
-    _node_option,
-    _print_json,
-    _progress,
-    _say,
-    _timed,
-)
 
 
 def add(sub):
-    """Register the subcommand on ``sub``, argparse's subparsers."""
-    raycast = _command(
+    """The subcommand's parser, added to ``sub`` (argparse's subparsers)."""
+    raycast = common.command(
         sub,
         "raycast",
         "cast rays at a mesh: hits and rays per second",
@@ -33,7 +20,10 @@ def add(sub):
     )
     rays = raycast.add_mutually_exclusive_group()
     rays.add_argument(
-        "--rays", type=_count1, metavar="N", help="number of random rays (default 100000)"
+        "--rays",
+        type=common.count1,
+        metavar="N",
+        help="number of random rays (default 100000)",
     )
     rays.add_argument(
         "--from-npy",
@@ -47,9 +37,9 @@ def add(sub):
         help="nearest hit per ray, or any hit (faster); default closest",
     )
     raycast.add_argument("--seed", type=int, default=0, help="seed of the random rays")
-    _node_option(raycast)
+    common.node_option(raycast)
     _cluster_options(raycast)
-    raycast.set_defaults(run=run)
+    return raycast
 
 
 def run(args):
@@ -58,9 +48,9 @@ def run(args):
     from hitbox.io import load_mesh, load_rays
 
     on_cluster = args.scheduler is not None or args.workers is not None
-    with _progress(args, 2 if on_cluster else 4) as step:
+    with common.progress(args, 2 if on_cluster else 4) as step:
         step(f"reading {args.mesh}")
-        mesh, load_s = _timed(load_mesh, args.mesh, node=args.node)
+        mesh, load_s = common.timed(load_mesh, args.mesh, node=args.node)
         step("making rays")
         if args.from_npy:
             origins, directions = load_rays(args.from_npy)
@@ -78,7 +68,7 @@ def run(args):
     n_hits = int(np.count_nonzero(hits.hit))
     n = len(origins)
     out = {
-        "mesh": _mesh_summary(args.mesh, mesh, load_s),
+        "mesh": common.mesh_summary(args.mesh, mesh, load_s),
         "node": args.node,
         "rays": n,
         "source": source,
@@ -92,36 +82,36 @@ def run(args):
     if cluster is not None:
         out["cluster"] = cluster
     if args.json:
-        return _print_json(out)
-    con = _console()
-    _say(con, _mesh_line("mesh", out["mesh"]))
-    _say(con, f"rays: {n:,} ({source}), mode {args.mode!r}, {args.node} tree")
+        return common.print_json(out)
+    con = common.console()
+    common.say(con, common.mesh_line("mesh", out["mesh"]))
+    common.say(con, f"rays: {n:,} ({source}), mode {args.mode!r}, {args.node} tree")
     if cluster is not None:
-        _say(con, f"cluster: {cluster['workers']} workers at {cluster['scheduler']}, "
+        common.say(con, f"cluster: {cluster['workers']} workers at {cluster['scheduler']}, "
                   f"{cluster['chunks']} chunks")  # fmt: skip
-    _say(con, f"hits: {n_hits:,} ({100 * n_hits / n:.1f} %)")
+    common.say(con, f"hits: {n_hits:,} ({100 * n_hits / n:.1f} %)")
     rate = f"{out['rays_per_s']:,.0f} rays/s" if out["rays_per_s"] else "too fast to time"
     how = "one run on the cluster" if cluster is not None else f"best of {repeats}"
-    _say(
+    common.say(
         con,
-        f"time: {_duration(best_s)} per cast of all rays, [bold]{rate}[/] "
-        f"({how}; first call {_duration(first_s)})",
+        f"time: {common.duration(best_s)} per cast of all rays, [bold]{rate}[/] "
+        f"({how}; first call {common.duration(first_s)})",
     )
     return 0
 
 
 def _raycast_here(args, mesh, origins, directions):
-    with _progress(args, 2) as step:
+    with common.progress(args, 2) as step:
         step("first cast (compiles on a first run)")
         warm = min(
             len(origins), 8192
         )  # the same kernel (serial or parallel) as the full cast
-        _, first_s = _timed(
+        _, first_s = common.timed(
             mesh.raycast, origins[:warm], directions[:warm], mode=args.mode
         )
         step(f"casting {len(origins):,} rays")
         hits = mesh.raycast(origins, directions, mode=args.mode)
-        best_s, repeats = _best_time(
+        best_s, repeats = common.best_time(
             lambda: mesh.raycast(origins, directions, mode=args.mode), budget=0.5
         )
     return hits, first_s, best_s, repeats

@@ -3,11 +3,11 @@
 import sys
 import time
 
-from hitbox.cli.common import _count1
+from hitbox.cli import common
 
 
 def add(sub):
-    """Register the subcommand on ``sub``, argparse's subparsers."""
+    """The subcommand's parser, added to ``sub`` (argparse's subparsers)."""
     warm = sub.add_parser(
         "warmup",
         help="compile the kernels ahead of the first query (once per install)",
@@ -16,9 +16,12 @@ def add(sub):
         "in worker processes so every core compiles. Later runs start in about a second.",
     )
     warm.add_argument(
-        "--jobs", type=_count1, metavar="N", help="worker processes (default: the CPUs)"
+        "--jobs",
+        type=common.count1,
+        metavar="N",
+        help="worker processes (default: the CPUs)",
     )
-    warm.set_defaults(run=run)
+    return warm
 
 
 def run(args):
