@@ -26,6 +26,17 @@ _F_OFFSET = np.concatenate([[0], np.cumsum(_F_WIDTH)]).astype(int)
 assert _F_OFFSET[-1] == _kl.NF and len(_kl.I_FIELDS) == _kl.NI
 
 
+def _tree_floats(mesh, verts):
+    """(meta column, array) of what tree_f holds of an OBB-tree mesh: the node OBBs and
+    boxes, slot triangles and boxes, the used vertices (3, V) and the node magnitude."""
+    bv0, bv1, bv2, _, _, tris, sbox, _, mag = mesh._args
+    return (
+        (_kl.M_BV0, bv0), (_kl.M_BV1, bv1), (_kl.M_BV2, bv2),
+        (_kl.M_NBOX, mesh.bvh.node_box), (_kl.M_TRIS, tris), (_kl.M_SBOX, sbox),
+        (_kl.M_VERT, verts.T), (_kl.M_MAG, np.array([mag], dtype=np.float64)),
+    )  # fmt: skip
+
+
 def _grown(arr, n, need):
     """arr (rows, C) with room for at least ``need`` columns, the first n kept."""
     out = np.empty((arr.shape[0], max(2 * arr.shape[1], need)), arr.dtype)
@@ -96,20 +107,43 @@ class SceneBuffers:
         self._pack_trees()
         return t
 
+    def tree_mesh(self, t):
+        """The OBB-tree mesh of tree slot t."""
+        return self._trees[t][0]
+
+    def retree(self, t, mesh, shared):
+        """The slot of ``mesh``, slot t's OBB-tree mesh deformed (the same topology):
+        slot t itself, its floats rewritten in place, or a new slot when ``shared``
+        (other objects still use slot t)."""
+        verts = np.ascontiguousarray(mesh.vertices[np.unique(mesh.faces)])
+        if shared:
+            t = len(self._trees)
+            self._trees.append((mesh, verts))
+            self._given.append(mesh)
+            self._tree_of[id(mesh)] = t
+            self._pack_trees()
+            return t
+        self._tree_of.pop(id(self._given[t]), None)  # the mesh given no longer maps here
+        self._trees[t] = (mesh, verts)
+        self._given[t] = mesh
+        self._tree_of[id(mesh)] = t
+        meta = self.tree_i[1 : 1 + len(self._trees) * _kl.M_COLS]
+        meta = meta.reshape(len(self._trees), _kl.M_COLS)
+        self.tree_f.flags.writeable = True
+        for col, arr in _tree_floats(mesh, verts):
+            at = meta[t, col]
+            self.tree_f[at : at + arr.size] = np.ravel(arr)
+        self.tree_f.flags.writeable = False
+        return t
+
     def _pack_trees(self):
         n_trees = len(self._trees)
         floats, ints, meta = [], [], np.zeros((n_trees, _kl.M_COLS), np.int64)
         f_at = 0
         i_at = 1 + meta.size  # after the count and the table
         for t, (mesh, verts) in enumerate(self._trees):
-            bv0, bv1, bv2, first, count, tris, sbox, depth, mag = mesh._args
-            parts = (
-                (_kl.M_BV0, bv0), (_kl.M_BV1, bv1), (_kl.M_BV2, bv2),
-                (_kl.M_NBOX, mesh.bvh.node_box), (_kl.M_TRIS, tris),
-                (_kl.M_SBOX, sbox), (_kl.M_VERT, verts.T),
-                (_kl.M_MAG, np.array([mag], dtype=np.float64)),
-            )  # fmt: skip
-            for col, arr in parts:
+            _, _, _, first, count, tris, _, depth, _ = mesh._args
+            for col, arr in _tree_floats(mesh, verts):
                 meta[t, col] = f_at
                 floats.append(np.ravel(arr))
                 f_at += arr.size

@@ -13,6 +13,7 @@ from hitbox._scene_objects import (
     check_ids,
     check_motion,
     check_pose,
+    deformed_entry,
     lift_pose2,
     lift_poses2,
     lift_rows,
@@ -144,6 +145,36 @@ class SceneEditing:
         t["rot"][idx], t["trans"][idx] = linear, trans
         t["version"][idx] += 1
         t["epoch"][idx] += 1
+
+    def set_vertices(self, id, vertices):
+        """Deform a mesh object: the same faces on moved ``vertices`` (V, 3), in its model
+        frame. Its tree is refitted, not rebuilt (:meth:`TriangleMesh.deformed`), and its
+        bounding sphere, box and volume fitted again; every pair it is in wakes.
+        Instances of one mesh deform apart. The object's mesh becomes the deformed one,
+        with an OBB tree (the tree the step walks)."""
+        i = check_id(self._objects, id)
+        obj = self._objects[i]
+        if obj.kind != MESH:
+            raise ValueError(
+                f"object {i} is not a mesh: only a mesh has vertices to move"
+            )
+        t = self._t
+        slot = int(t["tree"][i])
+        mesh = self._buf.tree_mesh(slot).deformed(vertices)  # checks the vertices
+        new, fields = deformed_entry(obj, mesh)
+        self._changed()
+        shared = any(
+            o.kind == MESH and int(t["tree"][k]) == slot
+            for k, o in self._objects.items()
+            if k != i
+        )
+        t["tree"][i] = self._buf.retree(slot, mesh, shared)
+        for key, value in fields.items():
+            t[key][i] = value
+        self._objects[i] = new
+        t["bounds_version"][i] = t["vol_version"][i] = -1
+        t["version"][i] += 1
+        t["epoch"][i] += 1
 
     def set_velocity(
         self,

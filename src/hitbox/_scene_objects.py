@@ -382,16 +382,9 @@ def object_entry(
             # a dynamic object may be turned by hand (set_pose) at any step: its
             # volume must move without a refit from every vertex
             volume = mixed.choose(obj.verts, rotating=not static)
-        obj.volume = volume
-        if volume == "obb":
-            fit = obb.fit(obj.verts, method="hull")
-            obj.model_obb = tuple(np.asarray(x) for x in (fit.center, fit.half, fit.rot))
+        _fit_volume(obj, volume)
     if obj.kind == MESH:
-        shape_data = (
-            dict(zip(("sc", "sh", "sq"), obj.model_obb, strict=True))
-            if obj.model_obb is not None
-            else {}
-        )
+        shape_data = _mesh_volume_fields(obj)
     elif obj.kind == SPHERE:
         shape_data = {"sc": obj.center, "sr": obj.radius}
     else:
@@ -411,6 +404,30 @@ def object_entry(
         **motion,
     }
     return obj, data
+
+
+def _fit_volume(obj, volume):
+    """A mesh object's volume kind, with its model-frame OBB when it has one."""
+    obj.volume = volume
+    if volume == "obb":
+        fit = obb.fit(obj.verts, method="hull")
+        obj.model_obb = tuple(np.asarray(x) for x in (fit.center, fit.half, fit.rot))
+
+
+def _mesh_volume_fields(obj):
+    if obj.model_obb is None:
+        return {}
+    return dict(zip(("sc", "sh", "sq"), obj.model_obb, strict=True))
+
+
+def deformed_entry(obj, mesh):
+    """Mesh object ``obj`` on ``mesh``, the same faces on moved vertices: a new
+    SceneObject (name, motion and volume kind kept; sphere, box and volume fitted
+    again) and the fields of its row that change."""
+    new = make_object(mesh, obj.name, obj.static, None)
+    _fit_volume(new, obj.volume)
+    fields = {"mc": new.center, "mr": new.radius, "mbox": model_box(new)}
+    return new, {**_mesh_volume_fields(new), **fields}
 
 
 def check_id(objects, id):
