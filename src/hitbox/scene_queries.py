@@ -1,8 +1,11 @@
 """Queries on a whole :class:`~hitbox.pipeline.Scene` beyond touching pairs: contact
 segments of a step's triangle pairs, closed meshes wholly inside others, the pairs
-within a distance of each other, and the first object each of many rays hits. They read
-the Scene's current poses, honour its groups, masks and ignore list (the pair queries),
-and never move anything (3D scenes).
+within a distance of each other; and, batched, the first object each of many rays hits
+(:func:`raycast`), the objects meeting each of many boxes (:func:`overlapping`) and the
+object nearest to each of many points (:func:`nearest`), through a top-level tree over
+the objects' world boxes. They read the Scene's current poses, honour its groups, masks
+and ignore list (the pair queries) or a query's ``mask`` (the batched ones), and never
+move anything (3D scenes).
 
 A mesh is its surface, a plain volume (sphere, box, OBB) is solid, as in the Scene's
 touching test: distances are between surfaces and solids accordingly (a mesh wholly
@@ -14,13 +17,26 @@ from typing import NamedTuple
 
 import numpy as np
 
+from hitbox import _scene_tlas as _tlas
 from hitbox import _validate as v
-from hitbox import convex, ray
+from hitbox import convex
+from hitbox._kernels import tlas as _kt
 from hitbox._scene_objects import MESH, SPHERE
-from hitbox._types import OBBs, Spheres
 from hitbox.shapes import box as _box_mesh
 
-__all__ = ["SceneRayHits", "contact_segments", "inside_pairs", "raycast", "within"]
+__all__ = [
+    "SceneRayHits",
+    "SceneNearest",
+    "contact_segments",
+    "inside_pairs",
+    "nearest",
+    "nearest_brute",
+    "overlapping",
+    "overlapping_brute",
+    "raycast",
+    "raycast_brute",
+    "within",
+]
 
 
 class SceneRayHits(NamedTuple):
@@ -32,35 +48,159 @@ class SceneRayHits(NamedTuple):
     t: np.ndarray
 
 
-def raycast(scene, origins, directions, *, t_max=np.inf):
+def raycast(scene, origins, directions, *, t_max=np.inf, mask=None):
     """The first object each ray hits, the face of a mesh, and t (hit point ``origin +
-    t direction``), over every object of a 3D scene; ties go to the lower object id.
-    ``origins``, ``directions`` (R, 3) (or one (3,) ray), ``t_max`` a number or (R,).
+    t direction``, t in [0, t_max]), over the objects of a 3D scene; ties go to the
+    lower object id. ``origins``, ``directions`` (R, 3) (or one (3,) ray), ``t_max`` a
+    number or (R,); ``mask`` (see :func:`overlapping`) limits the objects looked at.
+    Returns a :class:`SceneRayHits` (ints and a float for one ray).
 
-    A mesh is hit on its surface (:meth:`TriangleMesh.raycast`, the ray moved into the
-    mesh's frame, which preserves t), a plain volume on entering it (a ray starting inside
-    hits at 0; :mod:`hitbox.ray`). Each object first culls the rays whose segment cannot
-    reach its bounding sphere, so the cost grows with objects times rays.
+    A mesh is hit on its surface (exactly as :meth:`TriangleMesh.raycast` answers the
+    ray moved into the mesh's frame, which preserves t), a plain volume on entering it
+    (a ray starting inside hits at 0; :mod:`hitbox.ray`). Rays walk a top-level tree
+    over the objects' world boxes, nearer box first, and each mesh's own tree in its
+    frame; a box or object whose entry t passes the best hit so far is skipped
+    (:mod:`hitbox._kernels.tlas`). Inputs past 2**90 in magnitude, or meshes smaller
+    than 2**-90, go through :func:`raycast_brute`.
     """
-    if scene.dim != 3:
-        raise ValueError("raycast() is for 3D scenes")
+    _tlas.check_scene(scene, "raycast")
     rays, single = v.as_rays(origins, directions, t_max, dim=3)
-    o, d, best = rays.origin, rays.direction, np.array(rays.t_max, dtype=float)
-    hit_object = np.full(len(o), -1, np.intp)
-    hit_face = np.full(len(o), -1, np.intp)
-    for i in _ids(scene):
-        centre, radius = _world_sphere(scene, i)
-        rows = np.flatnonzero(_may_reach(o, d, best, centre, radius))
-        if not len(rows):
-            continue
-        t, face = _first_hits(scene, i, o[rows], d[rows], best[rows])
-        closer = t < best[rows]
-        rows, t, face = rows[closer], t[closer], face[closer]
-        best[rows], hit_object[rows], hit_face[rows] = t, i, face
-    t = np.where(hit_object >= 0, best, np.inf)
-    if single:
-        return SceneRayHits(int(hit_object[0]), int(hit_face[0]), float(t[0]))
-    return SceneRayHits(hit_object, hit_face, t)
+    ids = _tlas.selected(scene, mask)
+    o, d, tm = (_tlas.frozen(a) for a in rays)
+    tab = _tlas.table(scene, ids, _tlas.max_finite(o))
+    n = len(o)
+    least = np.abs(d).max(axis=1).min(initial=1.0)
+    if _tlas.ordinary(tab, o) and 2.0**-90 <= least and _tlas.max_finite(d) <= 2.0**90:
+        tlas, _ = _tlas.top_tree(tab)
+        packed, objs = _tlas.pack(scene, tab, n)
+        k = np.full(n, -1, np.intp)
+        out = (k, np.full(n, -1, np.intp), np.full(n, np.inf))
+        _tlas.run(
+            _kt.raycast, _kt.raycast_parallel, n, tlas, objs, packed, (o, d, tm), out
+        )
+        face, t = out[1], out[2]
+    else:
+        k, face, t = _tlas.raycast_brute(tab, o, d, tm)
+    return _ray_hits(ids, k, face, t, single)
+
+
+def raycast_brute(scene, origins, directions, *, t_max=np.inf, mask=None):
+    """Slow twin of :func:`raycast`: every object in id order, cast at the rays its
+    bounding sphere may reach (:meth:`TriangleMesh.raycast`, :func:`hitbox.ray.cast_sphere`,
+    :func:`hitbox.ray.cast_obb`), a hit kept when nearer than the best so far."""
+    _tlas.check_scene(scene, "raycast_brute")
+    rays, single = v.as_rays(origins, directions, t_max, dim=3)
+    ids = _tlas.selected(scene, mask)
+    tab = _tlas.table(scene, ids, _tlas.max_finite(rays.origin))
+    k, face, t = _tlas.raycast_brute(tab, *rays)
+    return _ray_hits(ids, k, face, t, single)
+
+
+def overlapping(scene, boxes, *, mask=None):
+    """Which objects' geometry meets each query box, touching included: (2, n) intp
+    pairs (query index, object id), sorted; for one (2, 3) box, the (n,) object ids.
+
+    ``boxes`` (Q, 2, 3) AABBs (lo in row 0); an empty box (lo > hi on some axis) meets
+    nothing, infinite bounds are legal. A mesh meets a box where one of its triangles
+    does (it is a surface: a box wholly inside a closed mesh does not meet it), by the
+    exact closed triangle-box test of the Scene's narrow phase in the mesh's frame; a
+    sphere or box by :func:`hitbox.mixed.overlap_sphere_aabb` and
+    :func:`hitbox.mixed.overlap_aabb_obb`. Candidates come from the top-level tree over
+    the objects' world boxes, then each mesh's own tree.
+
+    ``mask`` (here and in :func:`raycast`, :func:`nearest`): an int bit set; only
+    objects whose ``group`` (given to :meth:`Scene.add`) shares a bit with it are looked
+    at. The query acts as a member of every group: the objects' own masks, which filter
+    pairs of objects, do not apply to it. None (the default) looks at every object.
+    """
+    _tlas.check_scene(scene, "overlapping")
+    queries, single = v.as_boxes(boxes, "boxes", dim=3)
+    ids = _tlas.selected(scene, mask)
+    tab = _tlas.table(scene, ids, _tlas.max_finite(queries))
+    q, k = (
+        _tlas.top_tree(tab)[1].query(queries) if len(ids) else np.zeros((2, 0), np.intp)
+    )
+    keep = np.zeros(len(q), bool)
+    plain = tab.objs[0][k] != _kt.MESH
+    keep[plain] = _tlas.plain_overlaps(tab, q[plain], k[plain], queries)
+    rows = np.flatnonzero(~plain)
+    meets, centre, half, axes, cull = _tlas.local_boxes(tab, q[rows], k[rows], queries)
+    rows, parts = rows[meets], (centre[meets], half[meets], axes[meets], cull[meets])
+    if len(rows):
+        packed, objs = _tlas.pack(scene, tab)
+        touch = np.zeros(len(rows), bool)
+        _kt.meshes_touch_boxes(packed, objs[7], _tlas.frozen(k[rows]),
+                               *(_tlas.frozen(a) for a in parts), touch)  # fmt: skip
+        keep[rows] = touch
+    return _box_pairs(ids, q[keep], k[keep], single)
+
+
+def overlapping_brute(scene, boxes, *, mask=None):
+    """Slow twin of :func:`overlapping`: every query box against every object (meshes:
+    every triangle)."""
+    _tlas.check_scene(scene, "overlapping_brute")
+    queries, single = v.as_boxes(boxes, "boxes", dim=3)
+    ids = _tlas.selected(scene, mask)
+    tab = _tlas.table(scene, ids, _tlas.max_finite(queries))
+    q, k = _tlas.overlapping_brute(tab, queries)
+    return _box_pairs(ids, q, k, single)
+
+
+class SceneNearest(NamedTuple):
+    """Nearest object to each point: ``object`` (P,) intp (-1 for none within reach),
+    ``distance`` (P,) float (inf for none), ``face`` (P,) intp (the mesh's face, -1
+    for a plain volume or none), ``point`` (P, 3) float, the object's point nearest to
+    it in world coordinates (the point itself inside a plain volume; NaN for none)."""
+
+    object: np.ndarray
+    distance: np.ndarray
+    face: np.ndarray
+    point: np.ndarray
+
+
+def nearest(scene, points, *, max_distance=np.inf, mask=None):
+    """The object nearest to each point within ``max_distance`` (inclusive), its
+    distance, face (meshes) and nearest point: a :class:`SceneNearest` (scalars and a
+    (3,) point for one (3,) point). Ties go to the lower object id; ``mask`` as for
+    :func:`overlapping`.
+
+    A mesh is its surface (:meth:`TriangleMesh.closest_point` of the point moved into
+    its frame, ties to the lowest face); a plain volume is solid, at distance 0 from the
+    points inside it (closed forms: sphere, box). Points walk a top-level tree over the
+    objects' world boxes, nearer box first, skipping boxes farther than the best
+    distance so far, then each mesh's own tree in its frame. Inputs past 2**90 in
+    magnitude, or meshes smaller than 2**-90, go through :func:`nearest_brute`.
+    """
+    _tlas.check_scene(scene, "nearest")
+    pts, single = v.as_points(points, "points", dim=3, finite=True)
+    reach = _check_distance(max_distance)
+    ids = _tlas.selected(scene, mask)
+    pts = _tlas.frozen(pts)
+    tab = _tlas.table(scene, ids, _tlas.max_finite(pts))
+    n = len(pts)
+    if _tlas.ordinary(tab, pts):
+        tlas, _ = _tlas.top_tree(tab)
+        packed, objs = _tlas.pack(scene, tab)
+        out = (np.full(n, -1, np.intp), np.full(n, np.inf), np.full(n, -1, np.intp),
+               np.full((n, 3), np.nan))  # fmt: skip
+        _tlas.run(
+            _kt.nearest, _kt.nearest_parallel, n, tlas, objs, packed, pts, reach, out
+        )
+        k, d, face, point = out
+    else:
+        k, d, face, point = _tlas.nearest_brute(tab, pts, reach)
+    return _nearest(ids, k, d, face, point, single)
+
+
+def nearest_brute(scene, points, *, max_distance=np.inf, mask=None):
+    """Slow twin of :func:`nearest`: every object's distance to every point, in id
+    order (meshes by :meth:`TriangleMesh.closest_point`)."""
+    _tlas.check_scene(scene, "nearest_brute")
+    pts, single = v.as_points(points, "points", dim=3, finite=True)
+    reach = _check_distance(max_distance)
+    ids = _tlas.selected(scene, mask)
+    tab = _tlas.table(scene, ids, _tlas.max_finite(pts))
+    return _nearest(ids, *_tlas.nearest_brute(tab, pts, reach), single)
 
 
 def contact_segments(scene, result):
@@ -136,35 +276,6 @@ def within(scene, distance):
 
 
 # -- helpers -------------------------------------------------------------------------------
-
-
-def _may_reach(o, d, t_max, centre, radius):
-    """(R,) bool: whether each segment o + [0, t_max] d may come within ``radius`` of
-    ``centre`` (widened by a relative 1e-9: the test only culls)."""
-    dd = np.einsum("ij,ij->i", d, d)
-    s = np.clip(np.einsum("ij,ij->i", centre - o, d) / dd, 0.0, t_max)
-    s = np.where(np.isfinite(s), s, 0.0)
-    gap = np.linalg.norm(o + s[:, None] * d - centre, axis=1)
-    scale = np.abs(o).max(axis=1) + np.abs(centre).max() + radius
-    return gap <= radius + 1e-9 * scale
-
-
-def _first_hits(scene, i, o, d, t_max):
-    """(t, face) of the rays' first hits on object i before t_max (inf, -1 where none)."""
-    obj, pose = _object(scene, i), scene.pose(i)
-    rot, trans = pose[:3, :3], pose[:3, 3]
-    if obj.kind == MESH:
-        hits = obj.mesh.raycast((o - trans) @ rot, d @ rot, t_max=t_max)
-        return hits.t, hits.face
-    centre = rot @ obj.center + trans
-    if obj.kind == SPHERE:
-        found = ray.cast_sphere(Spheres(centre[None], np.array([obj.radius])), o, d,
-                                t_max=t_max)  # fmt: skip
-    else:
-        box = OBBs(centre[None], obj.half[None], (rot @ obj.rot)[None])
-        found = ray.cast_obb(box, o, d, t_max=t_max)
-    t = np.where(found.hit, found.t_enter, np.inf)
-    return t, np.full(len(o), -1, np.intp)
 
 
 def _object(scene, i):
@@ -255,3 +366,32 @@ def _any_vertex_in_box(scene, i, j):
         pose[:3, :3] @ obj.rot
     )
     return bool(np.any(np.all(np.abs(local) <= obj.half, axis=1)))
+
+
+def _ray_hits(ids, k, face, t, single):
+    obj = np.where(k >= 0, ids[np.maximum(k, 0)] if len(ids) else -1, -1).astype(np.intp)
+    if single:
+        return SceneRayHits(int(obj[0]), int(face[0]), float(t[0]))
+    return SceneRayHits(obj, np.asarray(face, np.intp), np.asarray(t, float))
+
+
+def _box_pairs(ids, q, k, single):
+    pairs = np.stack([q, ids[k]]).astype(np.intp).reshape(2, -1)
+    pairs = np.ascontiguousarray(pairs[:, np.lexsort((pairs[1], pairs[0]))])
+    return pairs[1] if single else pairs
+
+
+def _nearest(ids, k, d, face, point, single):
+    obj = np.where(k >= 0, ids[np.maximum(k, 0)] if len(ids) else -1, -1).astype(np.intp)
+    if single:
+        return SceneNearest(int(obj[0]), float(d[0]), int(face[0]), point[0])
+    return SceneNearest(obj, d, np.asarray(face, np.intp), point)
+
+
+def _check_distance(value):
+    if isinstance(value, bool) or not isinstance(value, int | float | np.number):
+        raise TypeError(f"max_distance must be a real number, got {type(value).__name__}")
+    value = float(value)
+    if not value >= 0.0:
+        raise ValueError(f"max_distance must be >= 0, got {value}")
+    return value

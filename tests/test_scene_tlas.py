@@ -1,0 +1,264 @@
+"""Batched scene queries through the top-level tree (hitbox.scene_queries.raycast,
+overlapping, nearest; hitbox._scene_tlas): each against its brute-force twin on random
+scenes of meshes, spheres, boxes and OBBs, plus ties, limits, masks and bad input."""
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from hitbox import scene_queries as sq
+from hitbox import shapes
+from hitbox._types import OBBs, Spheres
+from hitbox.pipeline import Scene
+
+SEEDS = st.integers(0, 2**32 - 1)
+FEW = settings(max_examples=12, deadline=None,
+               suppress_health_check=[HealthCheck.function_scoped_fixture])  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def meshes():
+    return [shapes.torus(300), shapes.icosphere(0.6, 1), shapes.box((0.8, 0.5, 1.2))]
+
+
+def _pose(rng, spread=3.0):
+    q = rng.normal(size=4)
+    w, x, y, z = q / np.linalg.norm(q)
+    pose = np.eye(4)
+    pose[:3, :3] = [
+        [1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
+        [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
+        [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)],
+    ]
+    pose[:3, 3] = rng.uniform(-spread, spread, 3)
+    return pose
+
+
+def _random_scene(meshes, seed, n=14):
+    """Meshes, spheres, boxes and OBBs; every fifth object a copy of an earlier one at
+    the same pose (exact ties); groups 1, 2 or 4."""
+    rng = np.random.default_rng(seed)
+    scene, added = Scene(), []
+    for k in range(n):
+        if k % 5 == 4 and added:
+            shape, pose = added[rng.integers(len(added))]
+        else:
+            pose, kind = _pose(rng), k % 4
+            if kind == 0:
+                shape = meshes[rng.integers(len(meshes))]
+            elif kind == 1:
+                shape = Spheres(
+                    rng.uniform(-0.2, 0.2, (1, 3)), np.array([rng.uniform(0, 0.7)])
+                )
+            elif kind == 2:
+                lo = rng.uniform(-0.6, 0.0, 3)
+                shape = np.stack([lo, lo + rng.uniform(0.0, 0.9, 3)])
+            else:
+                shape = OBBs(rng.uniform(-0.2, 0.2, (1, 3)), rng.uniform(0.05, 0.6, (1, 3)),
+                             _pose(rng)[None, :3, :3])  # fmt: skip
+        added.append((shape, pose))
+        scene.add(shape, pose, group=int(1 << rng.integers(3)))
+    return scene, rng
+
+
+def _same_rays(a, b):
+    np.testing.assert_array_equal(a.object, b.object)
+    np.testing.assert_array_equal(a.face, b.face)
+    np.testing.assert_array_equal(a.t, b.t)
+
+
+def _same_nearest(a, b):
+    np.testing.assert_array_equal(a.object, b.object)
+    np.testing.assert_array_equal(a.face, b.face)
+    np.testing.assert_array_equal(a.distance, b.distance)
+    np.testing.assert_allclose(a.point, b.point, rtol=1e-12, atol=1e-12)
+
+
+# -- raycast --------------------------------------------------------------------------------
+
+
+@FEW
+@given(seed=SEEDS)
+def test_raycast_equals_brute(meshes, seed):
+    scene, rng = _random_scene(meshes, seed)
+    n = 400
+    origins = rng.uniform(-5, 5, (n, 3))
+    directions = rng.normal(size=(n, 3))
+    directions[:50] = -origins[:50]  # towards the middle: mostly hits
+    directions[50:80] = origins[50:80]  # outwards from far away: some miss everything
+    t_max = np.where(rng.random(n) < 0.5, np.inf, rng.uniform(0, 4, n))
+    got = sq.raycast(scene, origins, directions, t_max=t_max)
+    _same_rays(got, sq.raycast_brute(scene, origins, directions, t_max=t_max))
+    assert (got.object >= 0).any() and (got.object < 0).any()
+    mask = int(rng.integers(1, 8))
+    _same_rays(
+        sq.raycast(scene, origins, directions, mask=mask),
+        sq.raycast_brute(scene, origins, directions, mask=mask),
+    )
+
+
+def test_raycast_through_many_rays_takes_the_parallel_kernel(meshes):
+    scene, rng = _random_scene(meshes, 7, n=30)
+    origins = rng.uniform(-5, 5, (5000, 3))
+    directions = -origins + rng.normal(size=(5000, 3))
+    _same_rays(sq.raycast(scene, origins, directions),
+               sq.raycast_brute(scene, origins, directions))  # fmt: skip
+
+
+def test_raycast_ties_go_to_the_lower_id(meshes):
+    scene = Scene()
+    pose = np.eye(4)
+    ball = Spheres(np.array([[0.0, 3, 0]]), np.array([1.0]))
+    scene.add(np.array([[5.0, -1, -1], [6, 1, 1]]))  # 0: a box
+    scene.add(meshes[2], pose)  # 1: the box mesh, a face on x = -0.4
+    scene.add(ball)  # 2
+    scene.add(meshes[2], pose)  # 3: a copy of 1
+    scene.add(ball)  # 4: a copy of 2
+    scene.add(np.array([[5.0, -1, -1], [6, 1, 1]]))  # 5: a copy of 0
+    origins = np.array([[-3.0, 0.05, 0.02], [-3.0, 3, 0], [8.0, 0, 0], [0, 9.0, 0]])
+    directions = np.array([[1.0, 0, 0], [1.0, 0, 0], [-1.0, 0, 0], [0, -1.0, 0]])
+    got = sq.raycast(scene, origins, directions)
+    _same_rays(got, sq.raycast_brute(scene, origins, directions))
+    assert got.object.tolist() == [1, 2, 0, 2]
+    np.testing.assert_allclose(got.t, [2.6, 2.0, 2.0, 5.0], rtol=1e-15)
+    assert got.face[0] >= 0 and got.face[1:].tolist() == [-1, -1, -1]
+
+
+def test_raycast_t_max_is_inclusive_and_limits(meshes):
+    scene = Scene()
+    scene.add(Spheres(np.zeros((1, 3)), np.array([1.0])))
+    o, d = np.array([-3.0, 0, 0]), np.array([1.0, 0, 0])
+    assert sq.raycast(scene, o, d, t_max=2.0) == (0, -1, 2.0)
+    assert sq.raycast_brute(scene, o, d, t_max=2.0) == (0, -1, 2.0)
+    assert sq.raycast(scene, o, d, t_max=1.999) == (-1, -1, np.inf)
+
+
+def test_raycast_sees_poses_set_since_the_last_query(meshes):
+    scene, rng = _random_scene(meshes, 3)
+    origins, directions = rng.uniform(-5, 5, (300, 3)), rng.normal(size=(300, 3))
+    sq.raycast(scene, origins, directions)
+    for i in scene.ids[::2]:
+        scene.set_pose(i, _pose(rng))
+    scene.step(0.1)
+    _same_rays(sq.raycast(scene, origins, directions),
+               sq.raycast_brute(scene, origins, directions))  # fmt: skip
+
+
+# -- overlapping ----------------------------------------------------------------------------
+
+
+@FEW
+@given(seed=SEEDS)
+def test_overlapping_equals_brute(meshes, seed):
+    scene, rng = _random_scene(meshes, seed)
+    lo = rng.uniform(-5, 5, (120, 3))
+    boxes = np.stack([lo, lo + rng.uniform(0, 2.5, (120, 3))], axis=1)
+    boxes[:10, 1] = boxes[:10, 0]  # points
+    boxes[10:15, 1, 0] = boxes[10:15, 0, 0] - 1  # empty
+    boxes[15:20, 0, 1] = -np.inf  # unbounded
+    boxes[20:22] = [[-np.inf] * 3, [np.inf] * 3]  # everything
+    got = sq.overlapping(scene, boxes)
+    np.testing.assert_array_equal(got, sq.overlapping_brute(scene, boxes))
+    assert got.shape[1] and set(got[0].tolist()).isdisjoint(range(10, 15))
+    assert set(got[1, got[0] == 20].tolist()) == set(scene.ids.tolist())
+    mask = int(rng.integers(1, 8))
+    np.testing.assert_array_equal(sq.overlapping(scene, boxes, mask=mask),
+                                  sq.overlapping_brute(scene, boxes, mask=mask))  # fmt: skip
+
+
+def test_overlapping_is_a_mesh_surface_and_solid_volumes(meshes):
+    scene = Scene()
+    scene.add(shapes.box((4.0, 4.0, 4.0)))  # 0: a hollow surface from -2 to 2
+    scene.add(Spheres(np.array([[10.0, 0, 0]]), np.array([1.0])))  # 1: solid
+    inside = np.array([[-0.5, -0.5, -0.5], [0.5, 0.5, 0.5]])
+    touching = np.array([[1.9, -0.1, -0.1], [2.0, 0.1, 0.1]])
+    ball_corner = np.array([[11.0, -1, -1], [12, 1, 1]])  # touches the ball at x = 11
+    in_ball = np.array([[9.9, -0.1, -0.1], [10.1, 0.1, 0.1]])
+    got = sq.overlapping(scene, np.stack([inside, touching, ball_corner, in_ball]))
+    assert got.tolist() == [[1, 2, 3], [0, 1, 1]]
+    assert sq.overlapping(scene, touching).tolist() == [0]  # one box: object ids
+
+
+# -- nearest --------------------------------------------------------------------------------
+
+
+@FEW
+@given(seed=SEEDS)
+def test_nearest_equals_brute(meshes, seed):
+    scene, rng = _random_scene(meshes, seed)
+    pts = rng.uniform(-6, 6, (300, 3))
+    pts[:20] = [scene.pose(i)[:3, 3] for i in rng.choice(scene.ids, 20)]  # at centres
+    _same_nearest(sq.nearest(scene, pts), sq.nearest_brute(scene, pts))
+    reach = float(rng.uniform(0, 2))
+    got = sq.nearest(scene, pts, max_distance=reach)
+    _same_nearest(got, sq.nearest_brute(scene, pts, max_distance=reach))
+    assert np.all((got.object < 0) == ~(got.distance <= reach))
+    mask = int(rng.integers(1, 8))
+    _same_nearest(
+        sq.nearest(scene, pts, mask=mask), sq.nearest_brute(scene, pts, mask=mask)
+    )
+
+
+def test_nearest_solid_volumes_and_surfaces(meshes):
+    scene = Scene()
+    scene.add(shapes.box((2.0, 2.0, 2.0)))  # 0: surface
+    scene.add(OBBs(np.array([[5.0, 0, 0]]), np.array([[1.0, 1, 1]]), np.eye(3)[None]))
+    pts = np.array([[0.0, 0, 0], [5.2, 0.1, 0], [7.0, 0, 0], [3.0, 0, 0]])
+    got = sq.nearest(scene, pts)
+    _same_nearest(got, sq.nearest_brute(scene, pts))
+    # the box mesh's centre is 1 from its faces; inside the solid box: 0; at x = 3 the
+    # two are 2 and 1 away
+    assert got.object.tolist() == [0, 1, 1, 1]
+    np.testing.assert_allclose(got.distance, [1.0, 0.0, 1.0, 1.0])
+    assert got.face[0] >= 0 and got.face[1] == -1
+    np.testing.assert_allclose(got.point[1:], [[5.2, 0.1, 0], [6, 0, 0], [4, 0, 0]])
+    one = sq.nearest(scene, [3.0, 0.0, 0.0], max_distance=0.5)
+    assert (one.object, one.distance, one.face) == (-1, np.inf, -1)
+
+
+# -- edges and bad input --------------------------------------------------------------------
+
+
+def test_empty_scenes_and_empty_queries(meshes):
+    scene = Scene()
+    assert sq.raycast(scene, [0.0, 0, 0], [1.0, 0, 0]) == (-1, -1, np.inf)
+    assert sq.nearest(scene, np.zeros((2, 3))).object.tolist() == [-1, -1]
+    assert sq.overlapping(scene, np.zeros((3, 2, 3))).shape == (2, 0)
+    scene.add(meshes[0])
+    hits = sq.raycast(scene, np.zeros((0, 3)), np.zeros((0, 3)))
+    assert hits.object.shape == (0,) and hits.t.dtype == float
+    assert sq.nearest(scene, np.zeros((0, 3))).point.shape == (0, 3)
+    assert sq.overlapping(scene, np.zeros((0, 2, 3))).shape == (2, 0)
+    assert sq.raycast(scene, [0.0, 0, 5], [0.0, 0, 1], mask=0) == (-1, -1, np.inf)
+
+
+def test_extreme_magnitudes_take_the_twins(meshes):
+    scene = Scene()
+    scene.add(meshes[1])
+    far = np.array([[2.0**95, 0, 0]])
+    hits = sq.raycast(scene, far, [[-1.0, 0, 0]])
+    assert hits.object.tolist() == [0]
+    np.testing.assert_allclose(hits.t, 2.0**95 - 0.6, rtol=1e-12)
+    near = sq.nearest(scene, far)
+    np.testing.assert_allclose(near.distance, 2.0**95, rtol=1e-12)
+
+
+def test_bad_input_names_the_argument(meshes):
+    scene = Scene()
+    scene.add(meshes[0])
+    with pytest.raises(TypeError, match="mask"):
+        sq.raycast(scene, [0.0, 0, 0], [1.0, 0, 0], mask=1.5)
+    with pytest.raises(ValueError, match="mask"):
+        sq.nearest(scene, [0.0, 0, 0], mask=-1)
+    with pytest.raises(ValueError, match="max_distance"):
+        sq.nearest(scene, [0.0, 0, 0], max_distance=-1.0)
+    with pytest.raises(TypeError, match="max_distance"):
+        sq.nearest(scene, [0.0, 0, 0], max_distance="far")
+    with pytest.raises(ValueError, match="boxes"):
+        sq.overlapping(scene, np.zeros((4, 3)))
+    with pytest.raises(ValueError, match="points"):
+        sq.nearest(scene, [[np.nan, 0, 0]])
+    flat = Scene(dim=2)
+    with pytest.raises(ValueError, match="3D"):
+        sq.nearest(flat, [0.0, 0, 0])
