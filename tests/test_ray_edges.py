@@ -105,10 +105,14 @@ def test_every_tree_answers_as_the_brute_twin_ties_included(name, monkeypatch):
     brute = hb.triangle.raycast(mesh.triangles, origins, directions)
     monkeypatch.setattr(_mesh_probe, "RAY_TREE_AFTER", 10**9)
     own = mesh.raycast(origins, directions)
+    some = mesh.raycast(origins, directions, mode="any")
     assert "aabb" not in mesh._kinds
     monkeypatch.setattr(_mesh_probe, "RAY_TREE_AFTER", 0)
     switched = mesh.raycast(origins, directions)
     assert mesh._kinds["aabb"].bvh.kind == "aabb"
+    again = mesh.raycast(origins, directions, mode="any")  # the same hit at every call
+    for field in ("hit", "t", "face", "u", "v"):
+        assert np.array_equal(getattr(again, field), getattr(some, field)), field
     for got in (own, switched):
         for field in ("hit", "t", "face", "u", "v"):
             assert np.array_equal(getattr(got, field), getattr(brute, field)), field

@@ -145,7 +145,8 @@ def raycast(mesh, origins, directions, *, t_max=np.inf, mode="closest"):
     if g != 1.0 or h != 1.0:  # where squares of coordinates overflow or vanish
         return _raycast_scaled(mesh, rays, single, mode, g, h)
     n = len(rays.origin)
-    mesh = _ray_mesh(mesh, n)
+    if mode != "any":  # "any" reports the first hit its tree finds: always the own tree
+        mesh = _ray_mesh(mesh, n)
     tree = mesh.bvh
     # rays cull on the nodes' exact boxes, whatever the tree's own volume kind
     walk = (tree.node_box, tree.node_first, tree.node_count, mesh._slot_tris)
@@ -343,9 +344,11 @@ class MeshProbes:
         u + v <= 1. Hit or miss, the face hit first and the order of hits are those of
         the exact ray on the float64 inputs (a ray through a shared edge or vertex hits
         the lowest-numbered face around it); t is within 4 ulps of the exact distance
-        (:mod:`hitbox._kernels.ray_distance`). Rays walk an AABB tree: the mesh's own,
-        or one built once the mesh has cast ``RAY_TREE_AFTER`` (4) times its face count
-        in rays; the answers do not depend on the tree.
+        (:mod:`hitbox._kernels.ray_distance`). Modes ``"closest"`` and ``"all"`` walk an
+        AABB tree: the mesh's own, or one built once the mesh has cast
+        ``RAY_TREE_AFTER`` (4) times its face count in rays; their answers do not depend
+        on the tree. ``"any"`` walks the mesh's own tree, so it finds the same hit at
+        every call.
         """
         return raycast(self, origins, directions, t_max=t_max, mode=mode)
 
