@@ -12,6 +12,7 @@ import pytest
 import trimesh
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from numba import njit
 
 from hitbox import _containment
 from hitbox._kernels import inside as _inside
@@ -186,3 +187,30 @@ def test_points_on_edges_and_vertices_are_decided_exactly():
     assert mesh.contains(on).all() and plain.contains(on).all()
     off = on * (1 + 2.0**-40)  # just outside the box about the origin
     assert not mesh.contains(off).any()
+
+
+@njit(cache=True)
+def _both_crossings(tris, segs):
+    out = np.empty((len(tris), 2), np.int64)
+    for s in range(len(tris)):
+        r, p = segs[s, 0], segs[s, 1]
+        out[s, 0] = _grid._crossing(tris, s, r[0], r[1], r[2], p[0], p[1], p[2])
+        out[s, 1] = _grid._crossing_fast(tris, s, r[0], r[1], r[2], p[0], p[1], p[2])
+    return out
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.sampled_from([1.0, 1e-9, 1e7]),
+       st.sampled_from([0.0, 1e-15, 1e-9]))  # fmt: skip
+def test_fast_crossing_is_the_exact_crossing(seed, scale, jitter):
+    """The filtered crossing test answers as the exact one: on small integer grids
+    (segments through vertices and edges, points on faces' planes: many exact zeros),
+    nudged by a few ulps or more, at several scales."""
+    rng = np.random.default_rng(seed)
+    pts = rng.integers(-2, 3, (4000, 5, 3)).astype(np.float64)
+    pts *= 1.0 + jitter * rng.standard_normal(pts.shape) * (rng.random(pts.shape) < 0.3)
+    pts = pts * scale + 0.25 * scale
+    tris, segs = np.ascontiguousarray(pts[:, :3]), np.ascontiguousarray(pts[:, 3:])
+    both = _both_crossings(tris, segs)
+    np.testing.assert_array_equal(both[:, 0], both[:, 1])
+    assert (both[:, 0] == 2).any() and (both[:, 0] != 0).any()

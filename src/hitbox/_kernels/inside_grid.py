@@ -23,7 +23,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit, prange
 
-from hitbox._kernels.exact_predicates import orient3d
+from hitbox._kernels.exact_predicates import _O3_BOUND, _UNDERFLOW, orient3d
 from hitbox._kernels.inside import INSIDE, OUTSIDE, UNDECIDED, ray_winding
 from hitbox._kernels.lanes import chunk_span, lane_count
 
@@ -240,7 +240,7 @@ def _boundary_range(node_box, node_first, node_count, tris, depth, origin, size,
             if o > 0 and out[b, 0] != _NO_WINDING:
                 w = np.int64(out[b, 0])
                 for e in range(first[b], first[b + 1]):
-                    step = _crossing(tris, slots[e], rx, ry, rz, sx, sy, sz)
+                    step = _crossing_fast(tris, slots[e], rx, ry, rz, sx, sy, sz)
                     if step == 2:
                         w = _NO_WINDING
                         break
@@ -372,6 +372,52 @@ def _crossing(tris, s, rx, ry, rz, px, py, pz):
 
 
 @njit(inline="always")
+def _o3_float(ax, ay, az, bx, by, bz, cx, cy, cz, dx, dy, dz):
+    """(det, bound): orient3d's determinant in float64 and the error bound of its filter
+    (:func:`hitbox._kernels.exact_predicates.orient3d`): its sign is exact where
+    |det| > bound."""
+    ux, uy, uz = bx - ax, by - ay, bz - az
+    vx, vy, vz = cx - ax, cy - ay, cz - az
+    wx, wy, wz = dx - ax, dy - ay, dz - az
+    vywz, vzwy = vy * wz, vz * wy
+    vzwx, vxwz = vz * wx, vx * wz
+    vxwy, vywx = vx * wy, vy * wx
+    det = ux * (vywz - vzwy) + uy * (vzwx - vxwz) + uz * (vxwy - vywx)
+    permanent = (
+        (abs(vywz) + abs(vzwy)) * abs(ux)
+        + (abs(vzwx) + abs(vxwz)) * abs(uy)
+        + (abs(vxwy) + abs(vywx)) * abs(uz)
+    )
+    return det, _O3_BOUND * permanent + _UNDERFLOW * (1.0 + abs(ux) + abs(uy) + abs(uz))
+
+
+@njit(inline="always")
+def _crossing_fast(tris, s, rx, ry, rz, px, py, pz):
+    """:func:`_crossing`, the same answer: the five orient3d signs by their float
+    filters at once, with few branches (their outcomes are random); :func:`_crossing`
+    itself where a filter cannot decide. Without the box test: where every sign is
+    sure, a segment off the face's box is found missing it by the signs alone."""
+    ax, ay, az = tris[s, 0, 0], tris[s, 0, 1], tris[s, 0, 2]
+    bx, by, bz = tris[s, 1, 0], tris[s, 1, 1], tris[s, 1, 2]
+    cx, cy, cz = tris[s, 2, 0], tris[s, 2, 1], tris[s, 2, 2]
+    dp, bp = _o3_float(ax, ay, az, bx, by, bz, cx, cy, cz, px, py, pz)
+    dr, br = _o3_float(ax, ay, az, bx, by, bz, cx, cy, cz, rx, ry, rz)
+    if (abs(dp) > bp) & (abs(dr) > br):
+        if (dp > 0.0) == (dr > 0.0):
+            return 0  # p and r on one side of the plane
+        d1, b1 = _o3_float(rx, ry, rz, px, py, pz, ax, ay, az, bx, by, bz)
+        d2, b2 = _o3_float(rx, ry, rz, px, py, pz, bx, by, bz, cx, cy, cz)
+        d3, b3 = _o3_float(rx, ry, rz, px, py, pz, cx, cy, cz, ax, ay, az)
+        if (abs(d1) > b1) & (abs(d2) > b2) & (abs(d3) > b3):
+            if ((d1 > 0.0) & (d2 > 0.0) & (d3 > 0.0)) | (
+                (d1 < 0.0) & (d2 < 0.0) & (d3 < 0.0)
+            ):
+                return -1 if dp > 0.0 else 1  # leaving along the normal lowers it
+            return 0
+    return _crossing(tris, s, rx, ry, rz, px, py, pz)
+
+
+@njit(inline="always")
 def _axis_cell(x, origin, size, dims, a, half):
     """(cell along axis a, whether x lies within half a margin of that cell's box)."""
     i = min(max(int(np.floor((x - origin[a]) / size[a])), 0), dims[a] - 1)
@@ -432,35 +478,58 @@ def _by_cell(cell, n_cells):
 def _cross_range(origin, size, dims, margin, winding, first, slots, qbox, tris, points,
                  out, cell, order, lo, hi):  # fmt: skip
     """Decide the ordered points lo..hi by the faces crossed from the reference point
-    of their eighth of their cell."""
+    of their eighth of their cell, in three passes: gather the points (independent
+    loads, which overlap); list each point's faces whose box meets its segment's;
+    test the listed (point, face) pairs one after the other. Apart, each pass's
+    branches are few or predictable."""
     ny, nz = dims[1], dims[2]
-    for t in range(lo, hi):
-        q = order[t]
+    m = hi - lo
+    seg = np.empty((m, 6))  # p, then its reference point r
+    w = np.empty(m, np.int64)
+    total = 0
+    for u in range(m):
+        q = order[lo + u]
         c = cell[q]
-        px, py, pz = points[q, 0], points[q, 1], points[q, 2]
+        seg[u, 0], seg[u, 1], seg[u, 2] = points[q, 0], points[q, 1], points[q, 2]
+        w[u] = c
+        total += first[c + 1] - first[c]
+    pair_u = np.empty(total, np.int32)
+    pair_s = np.empty(total, np.int32)
+    n_pairs = 0
+    for u in range(m):
+        c = w[u]
+        px, py, pz = seg[u, 0], seg[u, 1], seg[u, 2]
         i = min(max(int(np.floor((px - origin[0]) / size[0])), 0), dims[0] - 1)
         j = min(max(int(np.floor((py - origin[1]) / size[1])), 0), ny - 1)
         k = min(max(int(np.floor((pz - origin[2]) / size[2])), 0), nz - 1)
         o = _octant(px, py, pz, origin, size, i, j, k)
         rx, ry, rz = _sub_reference(origin, size, i, j, k, o)
+        seg[u, 3], seg[u, 4], seg[u, 5] = rx, ry, rz
         lx, hx = _quantize(min(rx, px), max(rx, px), origin, size, margin, 0, i)
         ly, hy = _quantize(min(ry, py), max(ry, py), origin, size, margin, 1, j)
         lz, hz = _quantize(min(rz, pz), max(rz, pz), origin, size, margin, 2, k)
-        w = np.int64(winding[c, o])
-        undecided = False
+        w[u] = winding[c, o]
         for e in range(first[c], first[c + 1]):
-            if (qbox[e, 3] < lx or qbox[e, 0] > hx or qbox[e, 4] < ly or qbox[e, 1] > hy
-                    or qbox[e, 5] < lz or qbox[e, 2] > hz):  # fmt: skip
-                continue  # the boxes are apart, even rounded outward
-            step = _crossing(tris, slots[e], rx, ry, rz, px, py, pz)
-            if step == 2:
-                undecided = True
-                break
-            w += step
-        if undecided:
-            out[q] = UNDECIDED
+            # written always, kept where the boxes meet, even rounded outward: no branch
+            pair_u[n_pairs] = u
+            pair_s[n_pairs] = slots[e]
+            apart = ((qbox[e, 3] < lx) | (qbox[e, 0] > hx) | (qbox[e, 4] < ly)
+                     | (qbox[e, 1] > hy) | (qbox[e, 5] < lz) | (qbox[e, 2] > hz))  # fmt: skip
+            n_pairs += 0 if apart else 1
+    undecided = np.zeros(m, np.bool_)
+    for e in range(n_pairs):
+        u = pair_u[e]
+        step = _crossing_fast(tris, pair_s[e], seg[u, 3], seg[u, 4], seg[u, 5],
+                              seg[u, 0], seg[u, 1], seg[u, 2])  # fmt: skip
+        if step == 2:
+            undecided[u] = True
         else:
-            out[q] = INSIDE if w != 0 else OUTSIDE
+            w[u] += step
+    for u in range(m):
+        if undecided[u]:
+            out[order[lo + u]] = UNDECIDED
+        else:
+            out[order[lo + u]] = INSIDE if w[u] != 0 else OUTSIDE
 
 
 @njit(cache=True, nogil=True, parallel=True)
