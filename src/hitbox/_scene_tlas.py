@@ -17,7 +17,7 @@ import numpy as np
 from hitbox import mixed, ray
 from hitbox._kernels import pipeline as _kp
 from hitbox._kernels import tlas as _k
-from hitbox._scene_objects import MESH, SPHERE, check_bits
+from hitbox._scene_objects import BOX, MESH, SPHERE, check_bits
 from hitbox._types import OBBs, Spheres
 from hitbox.bvh import BVH
 
@@ -135,7 +135,7 @@ def table(scene, ids, reach):
     return Table(ids, tuple(frozen(a) for a in objs), boxes, meshes, mesh_of)
 
 
-_KIND = {MESH: _k.MESH, SPHERE: _k.SPHERE, "box": _k.BOX}
+_KIND = {MESH: _k.MESH, SPHERE: _k.SPHERE, BOX: _k.BOX}
 
 
 def top_tree(tab):
