@@ -3,9 +3,8 @@ overlapping` and :func:`~hitbox.scene_queries.nearest`: the objects a query's ma
 as one table, their world boxes and the top-level tree over them, the distinct meshes'
 trees packed into flat arrays, and the brute-force twins.
 
-The top-level tree is built for each query from the current poses (a binned SAH build
-over a thousand boxes costs well under a millisecond, less than checking which poses
-changed); the mesh pack is kept per scene until its set of meshes changes.
+The top-level tree is built for each query from the current poses, so it never goes
+stale; the mesh pack is kept per scene until its set of meshes changes.
 """
 
 import weakref
