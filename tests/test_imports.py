@@ -36,6 +36,7 @@ LAYERS = {
     "_scene_results": 6,
     "_scene_brute": 6,
     "_scene_editing": 6,
+    "_scene_tlas": 6,
     "distance": 5,
     "volume_distance": 5,
     "pipeline": 7,
