@@ -21,7 +21,7 @@ from hitbox._kernels.triangle_points import load
 
 #: Rays per call above which the parallel kernel is used (thread start-up costs more below).
 PARALLEL_MIN = 4096
-_WIDEN = 1.0 + 2.0 * (3.0 * 2.0**-53) / (1.0 - 3.0 * 2.0**-53)
+WIDEN = 1.0 + 2.0 * (3.0 * 2.0**-53) / (1.0 - 3.0 * 2.0**-53)
 
 
 @njit(inline="always")
@@ -40,34 +40,44 @@ def _slab(lo, hi, o, inv, zero, t0, t1):
 
 
 @njit(inline="always")
-def _entry(box, m, o, inv, zero, t_far):
+def box_entry(box, m, o, inv, zero, t_far):
     """Entry t of the ray into box m within [0, t_far], or inf when it misses.
 
     The far end is widened once, after the three axes (the same as widening each axis:
-    rounding a product by _WIDEN is monotonic); ``t_far`` comes widened by the caller,
+    rounding a product by WIDEN is monotonic); ``t_far`` comes widened by the caller,
     since the entry t, rounded up, must not pass it where the exact one does not.
     """
     t0, t1 = _slab(box[m, 0, 0], box[m, 1, 0], o[0], inv[0], zero[0], 0.0, np.inf)
     t0, t1 = _slab(box[m, 0, 1], box[m, 1, 1], o[1], inv[1], zero[1], t0, t1)
     t0, t1 = _slab(box[m, 0, 2], box[m, 1, 2], o[2], inv[2], zero[2], t0, t1)
-    return t0 if (t0 <= t1 * _WIDEN and t0 <= t_far) else np.inf
+    return t0 if (t0 <= t1 * WIDEN and t0 <= t_far) else np.inf
 
 
 @njit(inline="always")
-def _ray_setup(origins, directions, r):
-    o = (origins[r, 0], origins[r, 1], origins[r, 2])
-    d = (directions[r, 0], directions[r, 1], directions[r, 2])
-    zero = (d[0] == 0.0, d[1] == 0.0, d[2] == 0.0)
+def ray_consts(o0, o1, o2, d0, d1, d2):
+    """(origin, direction, zero, inv) 3-tuples of a ray for :func:`box_entry`: which
+    direction components are 0, and the reciprocals of the others (0 for those)."""
+    o = (o0, o1, o2)
+    d = (d0, d1, d2)
+    zero = (d0 == 0.0, d1 == 0.0, d2 == 0.0)
     inv = (
-        1.0 / d[0] if not zero[0] else 0.0,
-        1.0 / d[1] if not zero[1] else 0.0,
-        1.0 / d[2] if not zero[2] else 0.0,
+        1.0 / d0 if d0 != 0.0 else 0.0,
+        1.0 / d1 if d1 != 0.0 else 0.0,
+        1.0 / d2 if d2 != 0.0 else 0.0,
     )
     return o, d, zero, inv
 
 
+@njit(inline="always")
+def _ray_setup(origins, directions, r):
+    return ray_consts(
+        origins[r, 0], origins[r, 1], origins[r, 2],
+        directions[r, 0], directions[r, 1], directions[r, 2],
+    )  # fmt: skip
+
+
 @njit
-def _cast_one(
+def cast_one(
     node_box, node_first, node_count, tris, prim, stack, o, d, zero, inv, t_max,
     first_only,
 ):  # fmt: skip
@@ -84,7 +94,7 @@ def _cast_one(
     best_s = -1
     best_u = 0.0
     best_v = 0.0
-    if _entry(node_box, 0, o, inv, zero, best_t * _WIDEN) == np.inf:
+    if box_entry(node_box, 0, o, inv, zero, best_t * WIDEN) == np.inf:
         return np.inf, -1, 0.0, 0.0
     stack[0] = 0
     top = 1
@@ -110,9 +120,9 @@ def _cast_one(
                 if first_only:
                     return final_t(o, d, t_max, a, b, cc, t), s, u, v
             continue
-        reach = (best_t + best_e) * _WIDEN  # the exact best t is at most best_t + best_e
-        tl = _entry(node_box, f, o, inv, zero, reach)
-        tr = _entry(node_box, f + 1, o, inv, zero, reach)
+        reach = (best_t + best_e) * WIDEN  # the exact best t is at most best_t + best_e
+        tl = box_entry(node_box, f, o, inv, zero, reach)
+        tr = box_entry(node_box, f + 1, o, inv, zero, reach)
         # push the farther child first so the nearer is walked first and prunes the other
         if tl <= tr:
             if tr != np.inf:
@@ -149,7 +159,7 @@ def cast(walk, rays, first_only, out, start, stop):
     stack = np.empty(depth + 2, np.intp)
     for r in range(start, stop):
         o, d, zero, inv = _ray_setup(origins, directions, r)
-        t, s, u, v = _cast_one(
+        t, s, u, v = cast_one(
             node_box, node_first, node_count, tris, prim, stack, o, d, zero, inv,
             t_max[r], first_only,
         )  # fmt: skip
@@ -185,14 +195,14 @@ def _all_one(
     fill,
 ):
     shear = ray_shear(d)
-    t_far = t_max * _WIDEN
+    t_far = t_max * WIDEN
     n = 0
     stack[0] = 0
     top = 1
     while top > 0:
         top -= 1
         m = stack[top]
-        if _entry(node_box, m, o, inv, zero, t_far) == np.inf:
+        if box_entry(node_box, m, o, inv, zero, t_far) == np.inf:
             continue
         c = node_count[m]
         f = node_first[m]

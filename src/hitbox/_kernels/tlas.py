@@ -24,25 +24,17 @@ import math
 import numpy as np
 from numba import njit, prange
 
+from hitbox._kernels.bvh_ray import WIDEN, box_entry, cast_one, ray_consts
 from hitbox._kernels.closest import closest_on_triangle
 from hitbox._kernels.lanes import chunk_span, lane_count
 from hitbox._kernels.pipeline import _to_frame, triangle_box
 from hitbox._kernels.ray import _obb, ball
-from hitbox._kernels.ray_triangle import (
-    final_t,
-    ray_shear,
-    ray_triangle_bounded,
-    takes_over,
-)
-from hitbox._kernels.triangle_points import load
 
 #: Object kinds in the table.
 MESH, SPHERE, BOX = 0, 1, 2
 #: Queries per call from which the parallel kernels are used.
 PARALLEL_MIN = 2048
 _CHUNK = 256
-# Ize 2013's widening of a slab interval's far end (as in bvh_ray)
-_WIDEN = 1.0 + 2.0 * (3.0 * 2.0**-53) / (1.0 - 3.0 * 2.0**-53)
 # a squared distance bound widened past the rounding of squaring a distance
 _SQ_WIDEN = 1.0 + 8.0 * 2.0**-53
 # a hit's t is within 4 ulps of its exact value: a limit this far past it lets a hit of
@@ -52,43 +44,6 @@ _INF = np.inf
 
 
 # -- rays ----------------------------------------------------------------------------------
-
-
-@njit(inline="always")
-def _slab(lo, hi, o, inv, zero, t0, t1):
-    """One axis of the slab test: the narrowed [t0, t1] (t0 > t1: a miss)."""
-    if zero:
-        if o < lo or o > hi:
-            return np.inf, -np.inf
-        return t0, t1
-    ta = (lo - o) * inv
-    tb = (hi - o) * inv
-    if ta > tb:
-        ta, tb = tb, ta
-    return (ta if ta > t0 else t0), (tb if tb < t1 else t1)
-
-
-@njit(inline="always")
-def _entry(box, m, o, inv, zero, t_far):
-    """Entry t of the ray into box m within [0, t_far] (``t_far`` widened by the
-    caller), or inf; the far end widened (Ize 2013, "Robust BVH Ray Traversal")."""
-    t0, t1 = _slab(box[m, 0, 0], box[m, 1, 0], o[0], inv[0], zero[0], 0.0, np.inf)
-    t0, t1 = _slab(box[m, 0, 1], box[m, 1, 1], o[1], inv[1], zero[1], t0, t1)
-    t0, t1 = _slab(box[m, 0, 2], box[m, 1, 2], o[2], inv[2], zero[2], t0, t1)
-    return t0 if (t0 <= t1 * _WIDEN and t0 <= t_far) else np.inf
-
-
-@njit(inline="always")
-def _setup(o0, o1, o2, d0, d1, d2):
-    o = (o0, o1, o2)
-    d = (d0, d1, d2)
-    zero = (d0 == 0.0, d1 == 0.0, d2 == 0.0)
-    inv = (
-        1.0 / d0 if d0 != 0.0 else 0.0,
-        1.0 / d1 if d1 != 0.0 else 0.0,
-        1.0 / d2 if d2 != 0.0 else 0.0,
-    )
-    return o, d, zero, inv
 
 
 @njit(inline="always")
@@ -104,51 +59,13 @@ def _local(x0, x1, x2, rot):
 @njit
 def _mesh_ray(node_box, node_first, node_count, tris, prim, stack, o, d, t_max):
     """(t, face) of the ray's first hit on one mesh within t_max, or (inf, -1): the
-    closest-hit walk of ``TriangleMesh.raycast`` (:mod:`.bvh_ray`: bounded hits ordered
-    exactly, ties to the lowest face, t refined within 4 ulps)."""
-    o, d, zero, inv = _setup(o[0], o[1], o[2], d[0], d[1], d[2])
-    shear = ray_shear(d)
-    best_t = t_max
-    best_e = 0.0
-    best_s = -1
-    if _entry(node_box, 0, o, inv, zero, best_t * _WIDEN) == np.inf:
-        return np.inf, -1
-    stack[0] = 0
-    top = 1
-    while top > 0:
-        top -= 1
-        m = stack[top]
-        c = node_count[m]
-        f = node_first[m]
-        if c > 0:
-            for s in range(f, f + c):
-                a, b, cc = load(tris, s)
-                hit, t, e, u, v = ray_triangle_bounded(
-                    o, shear, best_t + best_e, a, b, cc
-                )
-                if not hit:
-                    continue
-                key = prim[best_s] if best_s >= 0 else -1
-                if takes_over(o, d, t_max, tris, s, t, e, best_s, best_t, best_e,
-                              prim[s], key):  # fmt: skip
-                    best_t, best_e, best_s = t, e, s
-            continue
-        reach = (best_t + best_e) * _WIDEN
-        tl = _entry(node_box, f, o, inv, zero, reach)
-        tr = _entry(node_box, f + 1, o, inv, zero, reach)
-        near, far, t_near, t_far = f, f + 1, tl, tr
-        if tr < tl:
-            near, far, t_near, t_far = f + 1, f, tr, tl
-        if t_far != np.inf:  # the farther child first, so the nearer is walked first
-            stack[top] = far
-            top += 1
-        if t_near != np.inf:
-            stack[top] = near
-            top += 1
-    if best_s < 0:
-        return np.inf, -1
-    a, b, cc = load(tris, best_s)
-    return final_t(o, d, t_max, a, b, cc, best_t), prim[best_s]
+    closest-hit walk of ``TriangleMesh.raycast`` (:func:`.bvh_ray.cast_one`)."""
+    o, d, zero, inv = ray_consts(o[0], o[1], o[2], d[0], d[1], d[2])
+    t, s, _, _ = cast_one(
+        node_box, node_first, node_count, tris, prim, stack, o, d, zero, inv, t_max,
+        False,
+    )  # fmt: skip
+    return (t, prim[s]) if s >= 0 else (np.inf, -1)
 
 
 @njit(error_model="numpy")
@@ -191,17 +108,17 @@ def raycast(tlas, objs, pack, rays, out, start, stop):
     entries = np.empty(t_depth + 2)
     stack = np.empty(pack[6] + 2, np.intp)
     for r in range(start, stop):
-        o, d, zero, inv = _setup(origins[r, 0], origins[r, 1], origins[r, 2],
+        o, d, zero, inv = ray_consts(origins[r, 0], origins[r, 1], origins[r, 2],
                                  directions[r, 0], directions[r, 1], directions[r, 2])  # fmt: skip
         best_t, best_k, best_f = t_max[r], -1, -1
         top = 0
         if len(t_first):
-            te = _entry(t_box, 0, o, inv, zero, best_t * _WIDEN)
+            te = box_entry(t_box, 0, o, inv, zero, best_t * WIDEN)
             if te != np.inf:
                 nodes[0], entries[0], top = 0, te, 1
         while top > 0:
             top -= 1
-            reach = best_t * _WIDEN
+            reach = best_t * WIDEN
             if entries[top] > reach:
                 continue
             m = nodes[top]
@@ -209,7 +126,7 @@ def raycast(tlas, objs, pack, rays, out, start, stop):
             f = t_first[m]
             if c > 0:
                 for s in range(f, f + c):
-                    if _entry(t_slot_box, s, o, inv, zero, best_t * _WIDEN) == np.inf:
+                    if box_entry(t_slot_box, s, o, inv, zero, best_t * WIDEN) == np.inf:
                         continue
                     k = t_prim[s]
                     # past the best t by a few ulps: an exact tie with it is found
@@ -221,8 +138,8 @@ def raycast(tlas, objs, pack, rays, out, start, stop):
                     if t < best_t or (t == best_t and (best_k < 0 or k < best_k)):
                         best_t, best_k, best_f = t, k, face
                 continue
-            tl = _entry(t_box, f, o, inv, zero, reach)
-            tr = _entry(t_box, f + 1, o, inv, zero, reach)
+            tl = box_entry(t_box, f, o, inv, zero, reach)
+            tr = box_entry(t_box, f + 1, o, inv, zero, reach)
             near, far, t_near, t_far = f, f + 1, tl, tr
             if tr < tl:
                 near, far, t_near, t_far = f + 1, f, tr, tl
