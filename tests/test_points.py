@@ -5,12 +5,14 @@ face) and against independent oracles: trimesh's closest points, distances to sa
 surface points, and the generalised winding number (``_contains_slow``).
 """
 
+import numba
 import numpy as np
 import pytest
 import trimesh
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from hitbox._kernels import closest as _closest
 from hitbox._kernels import inside as _inside
 from hitbox._torus import torus_mesh
 from hitbox.mesh import ClosestPoints, TriangleMesh
@@ -104,6 +106,42 @@ def test_closest_parallel_matches_twin(torus):
     rng = np.random.default_rng(2)
     pts = rng.uniform(-1.5, 1.5, (5000, 3))  # above the parallel threshold
     _check_twin(torus, pts)
+
+
+@settings(max_examples=15, deadline=None)
+@given(soups(), st.integers(0, 2**32 - 1), st.sampled_from([1, 2]))
+def test_closest_wide_walk_matches_twin(mesh, seed, threads):
+    """From WIDE_MIN points on, the walk goes over a four-wide view of the tree (serial
+    on one thread, parallel on two): exactly the answers of every face, on the faces'
+    vertices, edge midpoints and centres, grid points (ties) and random points."""
+    rng = np.random.default_rng(seed)
+    tris = mesh.triangles
+    lo, hi = mesh.vertices.min(axis=0) - 1, mesh.vertices.max(axis=0) + 1
+    pts = np.concatenate([
+        mesh.vertices, tris.mean(axis=1), tris[:, :2].mean(axis=1),
+        rng.integers(-8, 9, (1500, 3)) / 2, rng.uniform(lo, hi, (_closest.WIDE_MIN, 3)),
+    ])  # fmt: skip
+    before = numba.get_num_threads()
+    numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
+    try:
+        res = mesh.closest_point(pts)
+    finally:
+        numba.set_num_threads(before)
+    twin = mesh.closest_point_brute(pts)
+    np.testing.assert_array_equal(res.face, twin.face)
+    np.testing.assert_array_equal(res.distance, twin.distance)
+    np.testing.assert_array_equal(res.point, twin.point)
+
+
+def test_closest_on_zero_length_edges():
+    """A face with two equal vertices is the segment it spans (no division by its
+    zero-length edge)."""
+    mesh = TriangleMesh(
+        np.array([[0.0, 0, 0], [0, 0, 0], [1, 0, 0]]), np.array([[0, 1, 2]])
+    )
+    res = mesh.closest_point(np.array([[0.5, 1, 0], [-1, 0, 0], [2, 0, 1]]))
+    np.testing.assert_allclose(res.distance, [1.0, 1.0, np.sqrt(2)])
+    np.testing.assert_allclose(res.point, [[0.5, 0, 0], [0, 0, 0], [1, 0, 0]])
 
 
 def test_closest_matches_trimesh():

@@ -76,7 +76,9 @@ def closest_point_on(px, py, pz, ax, ay, az, bx, by, bz, cx, cy, cz):
             wa, wb, done = 0.0, 1.0, True
     if not done:
         vc = d1 * d4 - d3 * d2
-        if vc <= 0.0 and d1 >= 0.0 and d3 <= 0.0:  # edge ab
+        # (each edge's division by its squared length, |ab|^2 = d1 - d3 > 0 here, skipped
+        # where it has none: the other edges, or the segments of the last case, answer)
+        if vc <= 0.0 and d1 >= 0.0 and d3 <= 0.0 and d1 - d3 > 0.0:  # edge ab
             t = d1 / (d1 - d3)
             wa, wb, done = 1.0 - t, t, True
     if not done:
@@ -87,12 +89,13 @@ def closest_point_on(px, py, pz, ax, ay, az, bx, by, bz, cx, cy, cz):
             wa, wc, done = 0.0, 1.0, True
     if not done:
         vb = d5 * d2 - d1 * d6
-        if vb <= 0.0 and d2 >= 0.0 and d6 <= 0.0:  # edge ac
+        if vb <= 0.0 and d2 >= 0.0 and d6 <= 0.0 and d2 - d6 > 0.0:  # edge ac
             t = d2 / (d2 - d6)
             wa, wc, done = 1.0 - t, t, True
     if not done:
         va = d3 * d6 - d5 * d4
-        if va <= 0.0 and d4 - d3 >= 0.0 and d5 - d6 >= 0.0:  # edge bc
+        if (va <= 0.0 and d4 - d3 >= 0.0 and d5 - d6 >= 0.0
+                and (d4 - d3) + (d5 - d6) > 0.0):  # fmt: skip  # edge bc
             t = (d4 - d3) / ((d4 - d3) + (d5 - d6))
             wa, wb, wc, done = 0.0, 1.0 - t, t, True
     if not done:
@@ -188,6 +191,130 @@ def _closest_range(
         out_w[p, 0], out_w[p, 1], out_w[p, 2] = q[3], q[4], q[5]
 
 
+#: Points per call from which the walk goes over a four-wide view of the tree (built per
+#: call, linear in the nodes).
+WIDE_MIN = 4096
+_LANES = 4
+_NO_LANE = -(2**62)  # an unused lane's child
+
+
+@njit(cache=True, nogil=True)
+def wide_tree(node_box, node_first, node_count):
+    """(box, child): a four-wide view of the binary tree, each wide node the up to four
+    nodes below two levels of it (Wald et al. 2008, "Getting rid of packets"; Embree's
+    BVH4 collapse). ``box[w]`` is (6, 4): lo x, y, z then hi x, y, z of the lanes,
+    lane-minor, so that the four distances vectorize; an unused lane is the empty box.
+    ``child[w, l]`` is a wide node (>= 0) or ``-1 - m`` for binary leaf m."""
+    n = len(node_count)
+    cap = max(1, n // 2 + 1)
+    box = np.empty((cap, 6, _LANES))
+    child = np.full((cap, _LANES), _NO_LANE, np.int64)
+    todo = np.empty(cap, np.int64)  # binary inner nodes still to make into wide nodes
+    lanes = np.empty(_LANES, np.int64)
+    todo[0] = 0
+    n_w, head = 1, 0  # wide node w comes from binary node todo[w]
+    if node_count[0] > 0:  # one leaf: one wide node of one lane
+        for a in range(3):
+            box[0, a, :] = np.inf
+            box[0, 3 + a, :] = -np.inf
+            box[0, a, 0] = node_box[0, 0, a]
+            box[0, 3 + a, 0] = node_box[0, 1, a]
+        child[0, 0] = -1
+        return box, child
+    while head < n_w:
+        m = todo[head]
+        f = node_first[m]
+        k = 0
+        for c in (f, f + 1):  # each inner child gives its two children
+            if node_count[c] == 0:
+                lanes[k], lanes[k + 1] = node_first[c], node_first[c] + 1
+                k += 2
+            else:
+                lanes[k] = c
+                k += 1
+        for lane in range(_LANES):
+            for a in range(3):
+                if lane < k:
+                    box[head, a, lane] = node_box[lanes[lane], 0, a]
+                    box[head, 3 + a, lane] = node_box[lanes[lane], 1, a]
+                else:
+                    box[head, a, lane] = np.inf
+                    box[head, 3 + a, lane] = -np.inf
+            if lane < k:
+                c = lanes[lane]
+                if node_count[c] > 0:
+                    child[head, lane] = -1 - c
+                else:
+                    child[head, lane] = n_w
+                    todo[n_w] = c
+                    n_w += 1
+        head += 1
+    return box[:n_w], child[:n_w]
+
+
+@njit(cache=True, nogil=True)
+def _closest_wide_range(
+    wbox, wchild, node_first, node_count, tris, slot_box, prim_order, depth, points, order,
+    out_point, out_d, out_slot, out_w, start, stop,
+):  # fmt: skip
+    """:func:`_closest_range` over the four-wide view: the same pruning (a lane whose
+    box is farther than the best is dropped; ties are walked), so the same answers."""
+    cap = 3 * depth + 8
+    stack = np.empty(cap, np.int64)
+    bound = np.empty(cap)
+    dist = np.empty(_LANES)
+    prev = -1
+    for t in range(start, stop):
+        p = order[t]
+        px, py, pz = points[p, 0], points[p, 1], points[p, 2]
+        best, best_s, best_f = np.inf, -1, -1
+        q = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+        if prev >= 0:  # the previous point's triangle: an upper bound to start from
+            d, qx, qy, qz, wa, wb, wc = closest_on_triangle(tris, prev, px, py, pz)
+            best, best_s, best_f = d, prev, prim_order[prev]
+            q = (qx, qy, qz, wa, wb, wc)
+        stack[0], bound[0] = 0, 0.0
+        top = 1
+        while top > 0:
+            top -= 1
+            if bound[top] > best:
+                continue
+            w = stack[top]
+            if w < 0:  # a binary leaf
+                m = -1 - w
+                f = node_first[m]
+                for s in range(f, f + node_count[m]):
+                    if _box_d2(slot_box, s, px, py, pz) > best:
+                        continue  # its box is farther than the best: it cannot win or tie
+                    d, qx, qy, qz, wa, wb, wc = closest_on_triangle(tris, s, px, py, pz)
+                    if d < best or (d == best and prim_order[s] < best_f):
+                        best, best_s, best_f = d, s, prim_order[s]
+                        q = (qx, qy, qz, wa, wb, wc)
+                continue
+            for lane in range(_LANES):  # summed as _box_d2 sums: the same bounds
+                dx = max(wbox[w, 0, lane] - px, 0.0, px - wbox[w, 3, lane])
+                dy = max(wbox[w, 1, lane] - py, 0.0, py - wbox[w, 4, lane])
+                dz = max(wbox[w, 2, lane] - pz, 0.0, pz - wbox[w, 5, lane])
+                dist[lane] = dx * dx + dy * dy + dz * dz
+            # push the lanes within the best; the nearest goes on top, walked next
+            near, bn = -1, np.inf
+            for lane in range(_LANES):
+                c = wchild[w, lane]
+                if dist[lane] <= best and c != _NO_LANE:
+                    stack[top], bound[top] = c, dist[lane]
+                    if dist[lane] < bn:
+                        near, bn = top, dist[lane]
+                    top += 1
+            if near >= 0 and near != top - 1:
+                stack[near], stack[top - 1] = stack[top - 1], stack[near]
+                bound[near], bound[top - 1] = bound[top - 1], bn
+        prev = best_s
+        out_d[p] = np.sqrt(best)
+        out_slot[p] = best_s
+        out_point[p, 0], out_point[p, 1], out_point[p, 2] = q[0], q[1], q[2]
+        out_w[p, 0], out_w[p, 1], out_w[p, 2] = q[3], q[4], q[5]
+
+
 @njit(cache=True, nogil=True)
 def closest(
     node_box, node_first, node_count, tris, slot_box, prim_order, depth, points, order,
@@ -200,10 +327,17 @@ def closest(
     tree must hold at least one triangle. Points are walked in ``order`` (a permutation:
     each walk starts from the previous one's triangle) and answered in place.
     """
-    _closest_range(
-        node_box, node_first, node_count, tris, slot_box, prim_order, depth, points, order,
-        out_point, out_d, out_slot, out_w, 0, len(points),
-    )  # fmt: skip
+    if len(points) >= WIDE_MIN:
+        wbox, wchild = wide_tree(node_box, node_first, node_count)
+        _closest_wide_range(
+            wbox, wchild, node_first, node_count, tris, slot_box, prim_order, depth,
+            points, order, out_point, out_d, out_slot, out_w, 0, len(points),
+        )  # fmt: skip
+    else:
+        _closest_range(
+            node_box, node_first, node_count, tris, slot_box, prim_order, depth, points,
+            order, out_point, out_d, out_slot, out_w, 0, len(points),
+        )  # fmt: skip
 
 
 @njit(cache=True, nogil=True, parallel=True)
@@ -214,12 +348,13 @@ def closest_parallel(
     """:func:`closest`, in parallel: chunks of consecutive points dealt round-robin to
     one lane per thread (``threads``: numba's thread count, from the caller)."""
     n = len(points)
+    wbox, wchild = wide_tree(node_box, node_first, node_count)
     lanes, n_chunks = lane_count(n, threads, _CHUNK)
     for lane in prange(lanes):
         for c in range(lane, n_chunks, lanes):
             lo, hi = chunk_span(c, n, _CHUNK)
-            _closest_range(
-                node_box, node_first, node_count, tris, slot_box, prim_order, depth,
+            _closest_wide_range(
+                wbox, wchild, node_first, node_count, tris, slot_box, prim_order, depth,
                 points, order, out_point, out_d, out_slot, out_w, lo, hi,
             )  # fmt: skip
 
