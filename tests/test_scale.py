@@ -3,6 +3,8 @@
 2**-540 without the rescaling of hitbox._validate.pow2_factor; mesh pairs on every
 node kind, whose sphere trees fit and compare radii at a safe scale)."""
 
+import math
+
 import numpy as np
 import pytest
 
@@ -209,3 +211,15 @@ def test_scene_volumes_far_along_a_diagonal_hold_the_moved_meshes(volume):
             np.testing.assert_array_equal(got.triangles, want.triangles)
             if rot is not turn:
                 assert got.pairs.shape[1] == 1
+
+
+@pytest.mark.parametrize("big", [5e-324, 2.0**-1060, 2.0**-600, 1.0, 2.0**600, 1.7e308])
+def test_power_of_two_scales_are_finite_down_to_the_least_subnormal(big):
+    """pow2_for brings any finite magnitude into the safe range with a representable
+    power of two (a subnormal one needs 2**1074, past float64: 2**1023 does)."""
+    from hitbox import _validate as val
+
+    g = val.pow2_for(big, val.SQUARES_SAFE_EXP)
+    assert math.isfinite(g) and g > 0.0 and math.frexp(g)[0] == 0.5
+    scaled = big * g
+    assert 2.0**-val.SQUARES_SAFE_EXP <= scaled <= 2.0**val.SQUARES_SAFE_EXP

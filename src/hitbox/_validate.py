@@ -519,4 +519,5 @@ def pow2_for(big, safe_exp=None):
         safe_exp = SAFE_EXP
     if big == 0.0 or 2.0**-safe_exp <= big <= 2.0**safe_exp:
         return 1.0
-    return math.ldexp(1.0, -math.frexp(big)[1])
+    # 2**1023 at most: a subnormal big (down to 2**-1074) then lands near 2**-51, safe
+    return math.ldexp(1.0, min(-math.frexp(big)[1], 1023))
