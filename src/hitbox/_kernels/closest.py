@@ -128,12 +128,66 @@ def closest_point_on(px, py, pz, ax, ay, az, bx, by, bz, cx, cy, cz):
 
 
 @njit(inline="always")
-def _box_d2(box, m, px, py, pz):
+def box_d2(box, m, px, py, pz):
     """Squared distance from p to node m's box, summed as the triangle distance is."""
     dx = max(box[m, 0, 0] - px, 0.0, px - box[m, 1, 0])
     dy = max(box[m, 0, 1] - py, 0.0, py - box[m, 1, 1])
     dz = max(box[m, 0, 2] - pz, 0.0, pz - box[m, 1, 2])
     return dx * dx + dy * dy + dz * dz
+
+
+@njit(inline="always")
+def push_nearer(stack, bound, top, f, bl, br, best):
+    """Push children f and f + 1 (squared box distances bl, br) that may hold a point
+    within ``best``, the farther first so that the nearer is walked first; the new top."""
+    near, far, bn, bf = f, f + 1, bl, br
+    if br < bl:
+        near, far, bn, bf = f + 1, f, br, bl
+    if bf <= best:
+        stack[top], bound[top] = far, bf
+        top += 1
+    if bn <= best:
+        stack[top], bound[top] = near, bn
+        top += 1
+    return top
+
+
+#: A face number past every face: the tie key of "nothing found yet".
+NO_FACE = 2**62
+
+
+@njit(inline="always")
+def nearest_in_tree(
+    node_box, node_first, node_count, tris, slot_box, prim, stack, bound, px, py, pz,
+    best, best_s, best_f, q,
+):  # fmt: skip
+    """The binary tree's walk for the point nearest to p, from the squared distance
+    ``best`` of slot ``best_s`` (face ``best_f``; -1 and NO_FACE for none: a face
+    exactly at ``best`` then counts), ties to the lowest face. Returns the new (best,
+    best_s, best_f, q), q = (x, y, z, wa, wb, wc): the point and its barycentrics."""
+    stack[0] = 0
+    bound[0] = box_d2(node_box, 0, px, py, pz)
+    top = 1
+    while top > 0:
+        top -= 1
+        if bound[top] > best:
+            continue
+        m = stack[top]
+        c = node_count[m]
+        f = node_first[m]
+        if c > 0:
+            for s in range(f, f + c):
+                if box_d2(slot_box, s, px, py, pz) > best:
+                    continue  # its box is farther than the best: it cannot win or tie
+                d, qx, qy, qz, wa, wb, wc = closest_on_triangle(tris, s, px, py, pz)
+                if d < best or (d == best and prim[s] < best_f):
+                    best, best_s, best_f = d, s, prim[s]
+                    q = (qx, qy, qz, wa, wb, wc)
+            continue
+        bl = box_d2(node_box, f, px, py, pz)
+        br = box_d2(node_box, f + 1, px, py, pz)
+        top = push_nearer(stack, bound, top, f, bl, br, best)
+    return best, best_s, best_f, q
 
 
 @njit(cache=True, nogil=True)
@@ -148,42 +202,16 @@ def _closest_range(
     for t in range(start, stop):
         p = order[t]
         px, py, pz = points[p, 0], points[p, 1], points[p, 2]
-        best, best_s, best_f = np.inf, -1, -1
+        best, best_s, best_f = np.inf, -1, NO_FACE
         q = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
         if prev >= 0:  # the previous point's triangle: an upper bound to start from
             d, qx, qy, qz, wa, wb, wc = closest_on_triangle(tris, prev, px, py, pz)
             best, best_s, best_f = d, prev, prim_order[prev]
             q = (qx, qy, qz, wa, wb, wc)
-        stack[0] = 0
-        bound[0] = _box_d2(node_box, 0, px, py, pz)
-        top = 1
-        while top > 0:
-            top -= 1
-            if bound[top] > best:
-                continue
-            m = stack[top]
-            c = node_count[m]
-            f = node_first[m]
-            if c > 0:
-                for s in range(f, f + c):
-                    if _box_d2(slot_box, s, px, py, pz) > best:
-                        continue  # its box is farther than the best: it cannot win or tie
-                    d, qx, qy, qz, wa, wb, wc = closest_on_triangle(tris, s, px, py, pz)
-                    if d < best or (d == best and prim_order[s] < best_f):
-                        best, best_s, best_f = d, s, prim_order[s]
-                        q = (qx, qy, qz, wa, wb, wc)
-                continue
-            bl = _box_d2(node_box, f, px, py, pz)
-            br = _box_d2(node_box, f + 1, px, py, pz)
-            near, far, bn, bf = f, f + 1, bl, br
-            if br < bl:
-                near, far, bn, bf = f + 1, f, br, bl
-            if bf <= best:  # the farther child is pushed first, walked last
-                stack[top], bound[top] = far, bf
-                top += 1
-            if bn <= best:
-                stack[top], bound[top] = near, bn
-                top += 1
+        best, best_s, best_f, q = nearest_in_tree(
+            node_box, node_first, node_count, tris, slot_box, prim_order, stack, bound,
+            px, py, pz, best, best_s, best_f, q,
+        )  # fmt: skip
         prev = best_s
         out_d[p] = np.sqrt(best)
         out_slot[p] = best_s
@@ -284,14 +312,14 @@ def _closest_wide_range(
                 m = -1 - w
                 f = node_first[m]
                 for s in range(f, f + node_count[m]):
-                    if _box_d2(slot_box, s, px, py, pz) > best:
+                    if box_d2(slot_box, s, px, py, pz) > best:
                         continue  # its box is farther than the best: it cannot win or tie
                     d, qx, qy, qz, wa, wb, wc = closest_on_triangle(tris, s, px, py, pz)
                     if d < best or (d == best and prim_order[s] < best_f):
                         best, best_s, best_f = d, s, prim_order[s]
                         q = (qx, qy, qz, wa, wb, wc)
                 continue
-            for lane in range(_LANES):  # summed as _box_d2 sums: the same bounds
+            for lane in range(_LANES):  # summed as box_d2 sums: the same bounds
                 dx = max(wbox[w, 0, lane] - px, 0.0, px - wbox[w, 3, lane])
                 dy = max(wbox[w, 1, lane] - py, 0.0, py - wbox[w, 4, lane])
                 dz = max(wbox[w, 2, lane] - pz, 0.0, pz - wbox[w, 5, lane])

@@ -25,7 +25,12 @@ import numpy as np
 from numba import njit, prange
 
 from hitbox._kernels.bvh_ray import WIDEN, box_entry, cast_one, ray_consts
-from hitbox._kernels.closest import closest_on_triangle
+from hitbox._kernels.closest import (
+    NO_FACE,
+    box_d2,
+    nearest_in_tree,
+    push_nearer,
+)
 from hitbox._kernels.lanes import chunk_span, lane_count
 from hitbox._kernels.pipeline import _to_frame, triangle_box
 from hitbox._kernels.ray import _obb, ball
@@ -167,55 +172,19 @@ def raycast_parallel(tlas, objs, pack, rays, out, threads):
 # -- nearest objects -----------------------------------------------------------------------
 
 
-@njit(inline="always")
-def _box_d2(box, m, px, py, pz):
-    dx = max(box[m, 0, 0] - px, 0.0, px - box[m, 1, 0])
-    dy = max(box[m, 0, 1] - py, 0.0, py - box[m, 1, 1])
-    dz = max(box[m, 0, 2] - pz, 0.0, pz - box[m, 1, 2])
-    return dx * dx + dy * dy + dz * dz
-
-
 @njit
 def _mesh_closest(node_box, node_first, node_count, tris, slot_box, prim, stack, bound,
                   px, py, pz, limit):  # fmt: skip
     """(squared distance, face, qx, qy, qz) of the mesh's point nearest to p, if its
     squared distance is at most ``limit`` (else (inf, -1, ...)): the walk of
     :func:`hitbox._kernels.closest.closest` (ties to the lowest face) from that bound."""
-    best, best_s, best_f = limit, -1, -1
-    qx = qy = qz = 0.0
-    stack[0] = 0
-    bound[0] = _box_d2(node_box, 0, px, py, pz)
-    top = 1
-    while top > 0:
-        top -= 1
-        if bound[top] > best:
-            continue
-        m = stack[top]
-        c = node_count[m]
-        f = node_first[m]
-        if c > 0:
-            for s in range(f, f + c):
-                if _box_d2(slot_box, s, px, py, pz) > best:
-                    continue
-                d, x, y, z, _, _, _ = closest_on_triangle(tris, s, px, py, pz)
-                if d < best or (d == best and (best_s < 0 or prim[s] < best_f)):
-                    best, best_s, best_f = d, s, prim[s]
-                    qx, qy, qz = x, y, z
-            continue
-        bl = _box_d2(node_box, f, px, py, pz)
-        br = _box_d2(node_box, f + 1, px, py, pz)
-        near, far, bn, bf = f, f + 1, bl, br
-        if br < bl:
-            near, far, bn, bf = f + 1, f, br, bl
-        if bf <= best:
-            stack[top], bound[top] = far, bf
-            top += 1
-        if bn <= best:
-            stack[top], bound[top] = near, bn
-            top += 1
+    best, best_s, _, q = nearest_in_tree(
+        node_box, node_first, node_count, tris, slot_box, prim, stack, bound, px, py, pz,
+        limit, -1, NO_FACE, (0.0, 0.0, 0.0, 0.0, 0.0, 0.0),
+    )  # fmt: skip
     if best_s < 0:
         return np.inf, -1, 0.0, 0.0, 0.0
-    return best, best_f, qx, qy, qz
+    return best, prim[best_s], q[0], q[1], q[2]
 
 
 @njit(error_model="numpy")
@@ -292,7 +261,7 @@ def nearest(tlas, objs, pack, points, max_distance, out, start, stop):
         limit = best_d * best_d * _SQ_WIDEN
         top = 0
         if len(t_first):
-            nodes[0], bounds[0], top = 0, _box_d2(t_box, 0, px, py, pz), 1
+            nodes[0], bounds[0], top = 0, box_d2(t_box, 0, px, py, pz), 1
         while top > 0:
             top -= 1
             if bounds[top] > limit:
@@ -302,7 +271,7 @@ def nearest(tlas, objs, pack, points, max_distance, out, start, stop):
             f = t_first[m]
             if c > 0:
                 for s in range(f, f + c):
-                    if _box_d2(t_slot_box, s, px, py, pz) > limit:
+                    if box_d2(t_slot_box, s, px, py, pz) > limit:
                         continue
                     k = t_prim[s]
                     d, face, x, y, z = _object_distance(objs, pack, k, px, py, pz, stack,
@@ -312,17 +281,9 @@ def nearest(tlas, objs, pack, points, max_distance, out, start, stop):
                         qx, qy, qz = x, y, z
                         limit = best_d * best_d * _SQ_WIDEN
                 continue
-            bl = _box_d2(t_box, f, px, py, pz)
-            br = _box_d2(t_box, f + 1, px, py, pz)
-            near, far, bn, bf = f, f + 1, bl, br
-            if br < bl:
-                near, far, bn, bf = f + 1, f, br, bl
-            if bf <= limit:
-                nodes[top], bounds[top] = far, bf
-                top += 1
-            if bn <= limit:
-                nodes[top], bounds[top] = near, bn
-                top += 1
+            bl = box_d2(t_box, f, px, py, pz)
+            br = box_d2(t_box, f + 1, px, py, pz)
+            top = push_nearer(nodes, bounds, top, f, bl, br, limit)
         out_obj[p], out_face[p] = best_k, best_f
         out_d[p] = best_d if best_k >= 0 else np.inf
         out_point[p, 0], out_point[p, 1], out_point[p, 2] = qx, qy, qz
