@@ -28,6 +28,7 @@ Every time is a minimum over interleaved repeats, in one process.
 
 import numpy as np
 
+from benchmarks.bench_ray_peers import embree_peers
 from benchmarks.timing import measure
 from hitbox import scene_queries as sq
 from hitbox import shapes
@@ -93,40 +94,6 @@ def random_rays(n, seed=1):
     return origins, directions / np.linalg.norm(directions, axis=1)[:, None]
 
 
-def _peers(vertices, faces, origins, directions):
-    """{name: callable giving the face hit (-1 for none)} of the peers installed."""
-    peers = {}
-    o32, d32 = origins.astype(np.float32), directions.astype(np.float32)
-    try:
-        from embreex import rtcore_scene
-        from embreex.mesh_construction import TriangleMesh as EmbreeMesh
-
-        scene = rtcore_scene.EmbreeScene()
-        EmbreeMesh(scene, vertices[faces].astype(np.float32))
-        peers["embreex"] = lambda: scene.run(o32, d32)
-    except ImportError:
-        pass
-    try:
-        import open3d as o3d
-
-        cast = o3d.t.geometry.RaycastingScene()
-        cast.add_triangles(
-            o3d.core.Tensor(vertices.astype(np.float32)),
-            o3d.core.Tensor(faces.astype(np.uint32)),
-        )
-        rays = o3d.core.Tensor(np.hstack([o32, d32]))
-        invalid = o3d.t.geometry.RaycastingScene.INVALID_ID
-
-        def cast_rays():
-            ids = cast.cast_rays(rays)["primitive_ids"].numpy().astype(np.int64)
-            return np.where(ids == invalid, -1, ids)
-
-        peers["open3d"] = cast_rays
-    except ImportError:
-        pass
-    return peers
-
-
 def _best(fns, repeats):
     """{name: min time} with the callables interleaved, each warmed once."""
     best = {}
@@ -145,7 +112,7 @@ def _raycast_rows(scene, verts, faces, owner, n_rays, repeats, brute):
     few = n_rays // 10  # the twin casts a tenth of the rays
     if brute:
         fns["brute"] = lambda: sq.raycast_brute(scene, origins[:few], directions[:few])
-    peers = _peers(verts, faces, origins, directions)
+    peers = embree_peers(verts, faces, origins, directions)
     fns.update(peers)
     best = _best(fns, repeats)
     ours = sq.raycast(scene, origins, directions)

@@ -53,3 +53,23 @@ def affine(draw, dim=3):
     m = np.eye(dim + 1)
     m[:dim, :dim], m[:dim, dim] = lin, t
     return m
+
+
+def rotations(n, rng):
+    """(n, 3, 3) random proper rotations."""
+    q, r = np.linalg.qr(rng.normal(size=(n, 3, 3)))
+    q = q * np.sign(np.diagonal(r, axis1=1, axis2=2))[:, None, :]
+    q[np.linalg.det(q) < 0, :, 0] *= -1.0
+    return np.ascontiguousarray(q)
+
+
+def take(vols, idx):
+    """Rows ``idx`` of a volume set (a namedtuple of arrays, or one array)."""
+    if isinstance(vols, tuple):
+        return type(vols)(*(np.ascontiguousarray(f[idx]) for f in vols))
+    return np.ascontiguousarray(vols[idx])
+
+
+def count(vols):
+    """Volumes in a set (a namedtuple of arrays, or one array)."""
+    return len(vols[0]) if isinstance(vols, tuple) else len(vols)

@@ -18,7 +18,7 @@ from hypothesis.extra import numpy as hnp
 import hitbox as hb
 from hitbox import Rays, mixed
 from hitbox._types import OBBs, Spheres
-from tests.strategies import grid
+from tests.strategies import count, grid, rotations, take
 
 try:
     import coal
@@ -35,13 +35,6 @@ TOUCH = 1e-9  # pairs this close to touching are left out of comparisons with ot
 # -- random scenes -----------------------------------------------------------------------
 
 
-def rotations(n, rng):
-    q, r = np.linalg.qr(rng.normal(size=(n, 3, 3)))
-    q = q * np.sign(np.diagonal(r, axis1=1, axis2=2))[:, None, :]
-    q[np.linalg.det(q) < 0, :, 0] *= -1.0
-    return np.ascontiguousarray(q)
-
-
 def volumes(kind, n, rng, k=18, side=4.0):
     """n random volumes, centres in [0, side]^3, about 1 across."""
     c = rng.uniform(0.0, side, (n, 3))
@@ -55,16 +48,6 @@ def volumes(kind, n, rng, k=18, side=4.0):
     pts = rng.normal(size=(n, 12, 3)) * rng.uniform(0.2, 1.0, (n, 1, 3))
     pts = np.einsum("nij,nmj->nmi", rotations(n, rng), pts)
     return hb.kdop.fit(c[:, None, :] + pts, k)
-
-
-def take(vols, idx):
-    if isinstance(vols, tuple):
-        return type(vols)(*(np.ascontiguousarray(f[idx]) for f in vols))
-    return np.ascontiguousarray(vols[idx])
-
-
-def count(vols):
-    return len(vols[0]) if isinstance(vols, tuple) else len(vols)
 
 
 def all_pairs_brute(a, b):

@@ -21,7 +21,7 @@ import hitbox as hb
 from hitbox import OBBs, Spheres, mixed
 from hitbox import volume_distance as vd
 from hitbox._kernels import volume_distance as _k
-from tests.strategies import grid
+from tests.strategies import count, grid, rotations, take
 
 KINDS = ("sphere", "aabb", "kdop", "obb")
 GJK_REL = 1e-9  # the documented accuracy of GJK pairs: 1e-9 d + 1e-12 scale
@@ -29,13 +29,6 @@ seeds = st.integers(0, 2**32 - 1)
 
 
 # -- volumes ----------------------------------------------------------------------------
-
-
-def rotations(n, rng):
-    q, r = np.linalg.qr(rng.normal(size=(n, 3, 3)))
-    q = q * np.sign(np.diagonal(r, axis1=1, axis2=2))[:, None, :]
-    q[np.linalg.det(q) < 0, :, 0] *= -1.0
-    return np.ascontiguousarray(q)
 
 
 def volumes(kind, n, rng, k=18, side=4.0, dim=3):
@@ -53,16 +46,6 @@ def volumes(kind, n, rng, k=18, side=4.0, dim=3):
     pts[flat, :, 2] = 0.0  # flat k-DOPs: a polygon
     pts = np.einsum("nij,nmj->nmi", rotations(n, rng), pts)
     return hb.kdop.fit(c[:, None, :] + pts, k)
-
-
-def take(vols, idx):
-    if isinstance(vols, tuple):
-        return type(vols)(*(np.ascontiguousarray(f[idx]) for f in vols))
-    return np.ascontiguousarray(vols[idx])
-
-
-def count(vols):
-    return len(vols[0]) if isinstance(vols, tuple) else len(vols)
 
 
 def translated(vols, t):
