@@ -215,17 +215,14 @@ def _orient3d_apart(ax, ay, az, bx, by, bz, cx, cy, cz, dx, dy, dz):
     return _orient3d_exact((ax, ay, az), (bx, by, bz), (cx, cy, cz), (dx, dy, dz))
 
 
-@njit(cache=True)
-def orient3d(a, b, c, d):
-    """Exact sign of ``((b - a) x (c - a)) . (d - a)``: the side of plane abc d is on.
-
-    +1 on the side the normal ``(b - a) x (c - a)`` points to. Filter from Shewchuk's
-    ``orient3d``, widened by the absolute error of gradual underflow; then exact zeros
-    (each of the three terms has a factor that is exactly 0); then the exact expansion.
-    """
-    ux, uy, uz = b[0] - a[0], b[1] - a[1], b[2] - a[2]
-    vx, vy, vz = c[0] - a[0], c[1] - a[1], c[2] - a[2]
-    wx, wy, wz = d[0] - a[0], d[1] - a[1], d[2] - a[2]
+@njit(inline="always")
+def orient3d_filter(ax, ay, az, bx, by, bz, cx, cy, cz, dx, dy, dz):
+    """(det, bound): :func:`orient3d`'s determinant in float64 and the error bound of
+    its filter (Shewchuk's, widened by the absolute error of gradual underflow): the
+    sign of det is exact where |det| > bound."""
+    ux, uy, uz = bx - ax, by - ay, bz - az
+    vx, vy, vz = cx - ax, cy - ay, cz - az
+    wx, wy, wz = dx - ax, dy - ay, dz - az
     vywz, vzwy = vy * wz, vz * wy
     vzwx, vxwz = vz * wx, vx * wz
     vxwy, vywx = vx * wy, vy * wx
@@ -235,11 +232,27 @@ def orient3d(a, b, c, d):
         + (abs(vzwx) + abs(vxwz)) * abs(uy)
         + (abs(vxwy) + abs(vywx)) * abs(uz)
     )
-    bound = _O3_BOUND * permanent + _UNDERFLOW * (1.0 + abs(ux) + abs(uy) + abs(uz))
+    return det, _O3_BOUND * permanent + _UNDERFLOW * (1.0 + abs(ux) + abs(uy) + abs(uz))
+
+
+@njit(cache=True)
+def orient3d(a, b, c, d):
+    """Exact sign of ``((b - a) x (c - a)) . (d - a)``: the side of plane abc d is on.
+
+    +1 on the side the normal ``(b - a) x (c - a)`` points to. The filter
+    (:func:`orient3d_filter`); then exact zeros (each of the three terms has a factor
+    that is exactly 0); then the exact expansion.
+    """
+    det, bound = orient3d_filter(
+        a[0], a[1], a[2], b[0], b[1], b[2], c[0], c[1], c[2], d[0], d[1], d[2]
+    )
     if det > bound:
         return 1
     if det < -bound:
         return -1
+    ux, uy, uz = b[0] - a[0], b[1] - a[1], b[2] - a[2]
+    vx, vy, vz = c[0] - a[0], c[1] - a[1], c[2] - a[2]
+    wx, wy, wz = d[0] - a[0], d[1] - a[1], d[2] - a[2]
     if (
         (ux == 0.0 or ((vy == 0.0 or wz == 0.0) and (vz == 0.0 or wy == 0.0)))
         and (uy == 0.0 or ((vz == 0.0 or wx == 0.0) and (vx == 0.0 or wz == 0.0)))

@@ -23,7 +23,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit, prange
 
-from hitbox._kernels.exact_predicates import _O3_BOUND, _UNDERFLOW, orient3d
+from hitbox._kernels.exact_predicates import orient3d, orient3d_filter
 from hitbox._kernels.inside import INSIDE, OUTSIDE, UNDECIDED, ray_winding
 from hitbox._kernels.lanes import chunk_span, lane_count
 
@@ -372,26 +372,6 @@ def _crossing(tris, s, rx, ry, rz, px, py, pz):
 
 
 @njit(inline="always")
-def _o3_float(ax, ay, az, bx, by, bz, cx, cy, cz, dx, dy, dz):
-    """(det, bound): orient3d's determinant in float64 and the error bound of its filter
-    (:func:`hitbox._kernels.exact_predicates.orient3d`): its sign is exact where
-    |det| > bound."""
-    ux, uy, uz = bx - ax, by - ay, bz - az
-    vx, vy, vz = cx - ax, cy - ay, cz - az
-    wx, wy, wz = dx - ax, dy - ay, dz - az
-    vywz, vzwy = vy * wz, vz * wy
-    vzwx, vxwz = vz * wx, vx * wz
-    vxwy, vywx = vx * wy, vy * wx
-    det = ux * (vywz - vzwy) + uy * (vzwx - vxwz) + uz * (vxwy - vywx)
-    permanent = (
-        (abs(vywz) + abs(vzwy)) * abs(ux)
-        + (abs(vzwx) + abs(vxwz)) * abs(uy)
-        + (abs(vxwy) + abs(vywx)) * abs(uz)
-    )
-    return det, _O3_BOUND * permanent + _UNDERFLOW * (1.0 + abs(ux) + abs(uy) + abs(uz))
-
-
-@njit(inline="always")
 def _crossing_fast(tris, s, rx, ry, rz, px, py, pz):
     """:func:`_crossing`, the same answer: the five orient3d signs by their float
     filters at once, with few branches (their outcomes are random); :func:`_crossing`
@@ -400,14 +380,14 @@ def _crossing_fast(tris, s, rx, ry, rz, px, py, pz):
     ax, ay, az = tris[s, 0, 0], tris[s, 0, 1], tris[s, 0, 2]
     bx, by, bz = tris[s, 1, 0], tris[s, 1, 1], tris[s, 1, 2]
     cx, cy, cz = tris[s, 2, 0], tris[s, 2, 1], tris[s, 2, 2]
-    dp, bp = _o3_float(ax, ay, az, bx, by, bz, cx, cy, cz, px, py, pz)
-    dr, br = _o3_float(ax, ay, az, bx, by, bz, cx, cy, cz, rx, ry, rz)
+    dp, bp = orient3d_filter(ax, ay, az, bx, by, bz, cx, cy, cz, px, py, pz)
+    dr, br = orient3d_filter(ax, ay, az, bx, by, bz, cx, cy, cz, rx, ry, rz)
     if (abs(dp) > bp) & (abs(dr) > br):
         if (dp > 0.0) == (dr > 0.0):
             return 0  # p and r on one side of the plane
-        d1, b1 = _o3_float(rx, ry, rz, px, py, pz, ax, ay, az, bx, by, bz)
-        d2, b2 = _o3_float(rx, ry, rz, px, py, pz, bx, by, bz, cx, cy, cz)
-        d3, b3 = _o3_float(rx, ry, rz, px, py, pz, cx, cy, cz, ax, ay, az)
+        d1, b1 = orient3d_filter(rx, ry, rz, px, py, pz, ax, ay, az, bx, by, bz)
+        d2, b2 = orient3d_filter(rx, ry, rz, px, py, pz, bx, by, bz, cx, cy, cz)
+        d3, b3 = orient3d_filter(rx, ry, rz, px, py, pz, cx, cy, cz, ax, ay, az)
         if (abs(d1) > b1) & (abs(d2) > b2) & (abs(d3) > b3):
             if ((d1 > 0.0) & (d2 > 0.0) & (d3 > 0.0)) | (
                 (d1 < 0.0) & (d2 < 0.0) & (d3 < 0.0)
