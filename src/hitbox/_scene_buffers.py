@@ -99,11 +99,15 @@ class SceneBuffers:
         if t is not None:
             return t
         tree = mesh if mesh.bvh.kind == "obb" else mesh.with_tree(node="obb")
-        verts = np.ascontiguousarray(mesh.vertices[np.unique(mesh.faces)])
+        return self._new_slot(tree, mesh)
+
+    def _new_slot(self, tree, given):
+        """A new tree slot: ``tree`` (an OBB-tree mesh) for the mesh ``given``."""
+        verts = np.ascontiguousarray(given.vertices[np.unique(given.faces)])
         t = len(self._trees)
         self._trees.append((tree, verts))
-        self._given.append(mesh)
-        self._tree_of[id(mesh)] = t
+        self._given.append(given)
+        self._tree_of[id(given)] = t
         self._pack_trees()
         return t
 
@@ -115,14 +119,9 @@ class SceneBuffers:
         """The slot of ``mesh``, slot t's OBB-tree mesh deformed (the same topology):
         slot t itself, its floats rewritten in place, or a new slot when ``shared``
         (other objects still use slot t)."""
-        verts = np.ascontiguousarray(mesh.vertices[np.unique(mesh.faces)])
         if shared:
-            t = len(self._trees)
-            self._trees.append((mesh, verts))
-            self._given.append(mesh)
-            self._tree_of[id(mesh)] = t
-            self._pack_trees()
-            return t
+            return self._new_slot(mesh, mesh)
+        verts = np.ascontiguousarray(mesh.vertices[np.unique(mesh.faces)])
         self._tree_of.pop(id(self._given[t]), None)  # the mesh given no longer maps here
         self._trees[t] = (mesh, verts)
         self._given[t] = mesh

@@ -11,6 +11,18 @@ from hitbox import _affine
 from hitbox import _validate as v
 from hitbox._kernels import slabs
 
+#: The queries every box kind answers, by these names (obb's as well; STYLE §3).
+BOX_QUERIES = (
+    "volume",
+    "corners",
+    "contains_points",
+    "closest_points",
+    "overlap",
+    "overlap_pairs",
+    "overlap_pairs_brute",
+    "transform",
+)
+
 __all__ = [
     "empty",
     "is_empty",
@@ -23,14 +35,7 @@ __all__ = [
     "center",
     "size",
     "radius",
-    "volume",
-    "corners",
-    "contains_points",
-    "closest_points",
-    "overlap",
-    "overlap_pairs",
-    "overlap_pairs_brute",
-    "transform",
+    *BOX_QUERIES,
 ]
 
 

@@ -29,14 +29,7 @@ __all__ = [
     "from_boxes",
     "to_boxes",
     "is_empty",
-    "volume",
-    "corners",
-    "contains_points",
-    "closest_points",
-    "overlap",
-    "overlap_pairs",
-    "overlap_pairs_brute",
-    "transform",
+    *aabb.BOX_QUERIES,
 ]
 
 METHODS = ("hull", "pca")
