@@ -49,7 +49,7 @@ def run(quick=False):
             )
             rows.append(_row("hitbox warmup (every core, empty cache)", seconds))
         else:
-            _timed(collide, warm_cache)  # only the collide kernels
+            _timed(collide, warm_cache, cwd=folder)  # only the collide kernels
         floor, warm = [], []
         for _ in range(3 if quick else 7):
             floor.append(
