@@ -222,7 +222,8 @@ class SceneBuffers:
             tris = max(int(ctl[_kl.C_TRI_CAP]), 2 * int(ctl[_kl.C_NEED_TRIS]))
             trace = max(int(ctl[_kl.C_TRACE_CAP]), 2 * int(ctl[_kl.C_NEED_TRACE]))
             self._size_output(pairs, tris, trace if flags & 2 else ctl[_kl.C_TRACE_CAP])
-            n = _ks.step(
+            kernel = _ks.step_swept if flags & 4 else _ks.step
+            n = kernel(
                 self.fbuf, self.ibuf, self.tree_f, self.tree_i, self.mem_i, self.front,
                 self.ctl, self.out_i, dt, now, threshold, method, flags,
             )  # fmt: skip
@@ -238,7 +239,8 @@ class SceneBuffers:
         log_t = np.empty((2, 64 if flags & 1 else 0), np.int64)
         n_log = n_log_t = done = 0
         while done < steps:
-            reason, k, now, horizon, n_log, n_log_t = _ks.run_steps(
+            run = _ks.run_steps_swept if flags & 4 else _ks.run_steps
+            reason, k, now, horizon, n_log, n_log_t = run(
                 self.fbuf, self.ibuf, self.tree_f, self.tree_i, self.mem_i, self.front,
                 self.ctl, self.out_i, log, log_t, times[done:], dt, now, horizon,
                 threshold, method, flags, n_log, n_log_t, done,

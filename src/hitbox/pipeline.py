@@ -330,7 +330,8 @@ class Scene(SceneEditing):
         if self._trace_on:
             flags |= 2
         self._time = now = self._time + dt
-        n = _ks.step(
+        kernel = _ks.step_swept if flags & 4 else _ks.step
+        n = kernel(
             buf.fbuf, buf.ibuf, buf.tree_f, buf.tree_i, buf.mem_i, buf.front, buf.ctl,
             buf.out_i, dt, now, self._threshold_value, self._sweep, flags,
         )  # fmt: skip

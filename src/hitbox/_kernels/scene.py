@@ -284,12 +284,36 @@ def _trace_pair(out_i, ctl, base, slot, i, j):
 def step(
     fb, ib, tf, ti, mem_i, front, ctl, out_i, dt, now, threshold, method, flags,
 ):  # fmt: skip
+    """:func:`_step` of a discrete step (``flags`` without bit 2): the sweeps of
+    continuous mode are not compiled in."""
+    return _step(
+        fb, ib, tf, ti, mem_i, front, ctl, out_i, dt, now, threshold, method, flags,
+        False,
+    )  # fmt: skip
+
+
+@njit(cache=True, nogil=True)
+def step_swept(
+    fb, ib, tf, ti, mem_i, front, ctl, out_i, dt, now, threshold, method, flags,
+):  # fmt: skip
+    """:func:`_step` of a continuous step (``flags`` with bit 2)."""
+    return _step(
+        fb, ib, tf, ti, mem_i, front, ctl, out_i, dt, now, threshold, method, flags,
+        True,
+    )  # fmt: skip
+
+
+@njit(inline="always")
+def _step(
+    fb, ib, tf, ti, mem_i, front, ctl, out_i, dt, now, threshold, method, flags, sweeps,
+):  # fmt: skip
     """Advance the moving objects by ``dt`` and find every touching pair (see the
     module doc for the buffers). ``flags``: bit 0 ``all`` (every triangle pair, else
     stop at the first), bit 1 trace, bit 2 continuous (pairs of plain volumes and
     pairs of meshes report the first time in the step they touch, see contact_time
     and advancement; a mesh against a plain volume is tested at the end of the
-    step), bit 3 "moved already" (the motion of this step is done).
+    step), bit 3 "moved already" (the motion of this step is done). ``sweeps``, a
+    constant of each caller: whether bit 2 may be set (the sweeps compile only then).
     Returns the number of touching pairs, or -1 when a buffer is too small
     (``ctl[C_NEED_*]`` say how large; nothing but poses and bounds has changed).
     ``ctl[C_HORIZON]`` gets (float64 bits) the quiet horizon: no pair can touch before
@@ -307,7 +331,7 @@ def step(
     mem_f = mem_i.view(np.float64)  # column 5 holds the wake-up times
     first_only = (flags & 1) == 0
     tracing = (flags & 2) != 0
-    continuous = (flags & 4) != 0 and dt > 0.0
+    continuous = sweeps and (flags & 4) != 0 and dt > 0.0
     moves = (flags & 8) == 0  # a run again after a short buffer has moved already
     n_dyn = ctl[C_N_DYN]
     n_stat = ctl[C_N_STAT]
@@ -459,8 +483,8 @@ def step(
             _trace_pair(out_i, ctl, trace_base, 2, i, j)
         m, hit_time, wit_a, wit_b, n_front, root = narrow_pair(
             i, j, key, fb, ib, cap, tf, ti, meta, mem_i, cur, n_mem, front[cur],
-            front[nxt, front_at:], front[2], first_only, swept, dt, tris_out, n_tris,
-            tried,
+            front[nxt, front_at:], front[2], first_only, sweeps, swept, dt, tris_out,
+            n_tris, tried,
         )  # fmt: skip
         if n_front < 0:
             ctl[C_NEED_FRONT] = 2 * front.shape[1]  # for the next step
@@ -510,6 +534,30 @@ def run_steps(
     fb, ib, tf, ti, mem_i, front, ctl, out_i, log, log_t, times, dt, now, horizon,
     threshold, method, flags, n_log, n_log_t, step0,
 ):  # fmt: skip
+    """:func:`_run_steps` of discrete steps (no sweeps compiled in)."""
+    return _run_steps(
+        fb, ib, tf, ti, mem_i, front, ctl, out_i, log, log_t, times, dt, now, horizon,
+        threshold, method, flags, n_log, n_log_t, step0, False,
+    )  # fmt: skip
+
+
+@njit(cache=True, nogil=True)
+def run_steps_swept(
+    fb, ib, tf, ti, mem_i, front, ctl, out_i, log, log_t, times, dt, now, horizon,
+    threshold, method, flags, n_log, n_log_t, step0,
+):  # fmt: skip
+    """:func:`_run_steps` of continuous steps."""
+    return _run_steps(
+        fb, ib, tf, ti, mem_i, front, ctl, out_i, log, log_t, times, dt, now, horizon,
+        threshold, method, flags, n_log, n_log_t, step0, True,
+    )  # fmt: skip
+
+
+@njit(inline="always")
+def _run_steps(
+    fb, ib, tf, ti, mem_i, front, ctl, out_i, log, log_t, times, dt, now, horizon,
+    threshold, method, flags, n_log, n_log_t, step0, sweeps,
+):  # fmt: skip
     """Up to ``len(times)`` steps of ``dt`` from time ``now``, each as :func:`step`, in
     one call, each step's end time written to ``times``; steps ending before the quiet
     ``horizon`` only move the objects (the very arithmetic of a step). Each touching
@@ -538,9 +586,16 @@ def run_steps(
                         i1(ib, cap, VERSION))  # fmt: skip
             now = end
             continue
-        n = step(
-            fb, ib, tf, ti, mem_i, front, ctl, out_i, dt, end, threshold, method, flags
-        )
+        if sweeps:
+            n = step_swept(
+                fb, ib, tf, ti, mem_i, front, ctl, out_i, dt, end, threshold, method,
+                flags,
+            )  # fmt: skip
+        else:
+            n = step(
+                fb, ib, tf, ti, mem_i, front, ctl, out_i, dt, end, threshold, method,
+                flags,
+            )  # fmt: skip
         if n < 0:
             return RUN_SHORT_STEP, s, now, horizon, n_log, n_log_t
         now = end

@@ -484,10 +484,10 @@ def motion_state(o, fb, ib, cap):
     return 1, st
 
 
-@njit(cache=True, nogil=True)
+@njit(inline="always")
 def narrow_pair(
     i, j, key, fb, ib, cap, tf, ti, meta, mem_i, cur, n_mem, front_old, front_new,
-    scratch, first_only, swept, dt, tris_out, n_tris, witness_tried,
+    scratch, first_only, sweeps, swept, dt, tris_out, n_tris, witness_tried,
 ):  # fmt: skip
     """The exact test of one candidate pair: (touching primitive pairs m (1 for two
     plain volumes), contact time (dt unless swept), witness slot pair or -1, -1, the
@@ -497,7 +497,8 @@ def narrow_pair(
     FRONT_GROWTH times that root length), ``scratch`` holding its
     stack. Writes the pair's triangle pairs at ``tris_out[:, n_tris:]`` where they fit
     (mode all). ``witness_tried``: :func:`pair_witness` found no crossing pair already
-    (the walk does not test the witness again)."""
+    (the walk does not test the witness again). ``sweeps``: the caller's constant
+    (False: the sweeps of continuous mode are left out of its compiled code)."""
     is_mesh = i1(ib, cap, IS_MESH)
     mesh_i = is_mesh[i] != 0
     mesh_j = is_mesh[j] != 0
@@ -523,7 +524,7 @@ def narrow_pair(
         elif len(old) == 0:
             root = max(n_new, 0)
         hit_time = dt
-        if swept:  # touching at any time in the step: the first contact, by advancement
+        if sweeps and swept:  # touching at any time in the step: by advancement
             toi, sa, sb = mesh_contact_time(i, j, fb, ib, cap, tf, ti, meta, dt)
             if toi <= dt:
                 hit_time = toi
@@ -555,7 +556,7 @@ def narrow_pair(
             tris_out[1 - row, n_tris : n_tris + m] = -1
         return m, dt, -1, -1, 0, 0
     hit_time = dt
-    if swept:
+    if sweeps and swept:
         kind_i, state_i = motion_state(i, fb, ib, cap)
         kind_j, state_j = motion_state(j, fb, ib, cap)
         hit_time = first_contact(kind_i, state_i, kind_j, state_j, dt)
