@@ -11,6 +11,7 @@ import numpy as np
 
 from hitbox._kernels import scene as _ks
 from hitbox._kernels import scene_layout as _kl
+from hitbox._kernels import scene_run as _kr
 from hitbox._kernels.witness import slot_neighbours, tree_links
 
 _EMPTY_PAIRS = np.empty((2, 0), np.intp)
@@ -38,7 +39,10 @@ def _tree_floats(mesh, verts):
 
 
 def _grown(arr, n, need):
-    """arr (rows, C) with room for at least ``need`` columns, the first n kept."""
+    """arr (rows, C) with room for at least ``need`` columns, the first n kept (arr
+    itself when it has the room)."""
+    if need <= arr.shape[1]:
+        return arr
     out = np.empty((arr.shape[0], max(2 * arr.shape[1], need)), arr.dtype)
     out[:, :n] = arr[:, :n]
     return out
@@ -235,11 +239,11 @@ class SceneBuffers:
         :func:`hitbox._kernels.scene.run_steps`). Returns (times, log (5, P), triangle
         pairs (2, T), time, horizon)."""
         times = np.empty(steps)
-        log = np.empty((_ks.LOG_ROWS, 64), np.int64)
+        log = np.empty((_kr.LOG_ROWS, 64), np.int64)
         log_t = np.empty((2, 64 if flags & 1 else 0), np.int64)
         n_log = n_log_t = done = 0
         while done < steps:
-            run = _ks.run_steps_swept if flags & 4 else _ks.run_steps
+            run = _kr.run_steps_swept if flags & 4 else _kr.run_steps
             reason, k, now, horizon, n_log, n_log_t = run(
                 self.fbuf, self.ibuf, self.tree_f, self.tree_i, self.mem_i, self.front,
                 self.ctl, self.out_i, log, log_t, times[done:], dt, now, horizon,
@@ -248,9 +252,9 @@ class SceneBuffers:
             if self.ctl[_kl.C_NEED_FRONT]:
                 self.grow_fronts()
             done += k
-            if reason == _ks.RUN_DONE:
+            if reason == _kr.RUN_DONE:
                 break
-            if reason == _ks.RUN_SHORT_STEP:  # that step alone, its buffers grown
+            if reason == _kr.RUN_SHORT_STEP:  # that step alone, its buffers grown
                 now += dt
                 times[done] = now
                 n = self.run_again(dt, now, threshold, method, flags)
@@ -270,10 +274,8 @@ class SceneBuffers:
     def _log_step(self, log, log_t, n_log, n_log_t, step, n, flags):
         """Append the last step's n pairs (from the output) to the log, grown."""
         tris, offsets = self.triangles(n) if flags & 1 else (_EMPTY_PAIRS, None)
-        if n_log + n > log.shape[1]:
-            log = _grown(log, n_log, n_log + n)
-        if n_log_t + tris.shape[1] > log_t.shape[1]:
-            log_t = _grown(log_t, n_log_t, n_log_t + tris.shape[1])
+        log = _grown(log, n_log, n_log + n)
+        log_t = _grown(log_t, n_log_t, n_log_t + tris.shape[1])
         at = slice(n_log, n_log + n)
         log[0, at] = step
         log[1:3, at] = self.pairs(n)

@@ -1,0 +1,127 @@
+"""Many steps of a Scene in one compiled call (:meth:`hitbox.pipeline.Scene.run`): each
+step as :func:`hitbox._kernels.scene.step` runs it, its touching pairs appended to a
+log, steps before the quiet horizon only moving the objects."""
+
+import numpy as np
+from numba import njit
+
+from hitbox._kernels.pipeline import advance
+from hitbox._kernels.scene import step, step_swept
+from hitbox._kernels.scene_layout import (
+    C_HORIZON,
+    C_LISTS,
+    C_N_DYN,
+    C_N_MOVING,
+    C_N_STAT,
+    C_PAIR_CAP,
+    C_TRI_CAP,
+    C_TRIS,
+    NF,
+    ROT,
+    TRANS,
+    VEL,
+    VERSION,
+    i1,
+    kinematics,
+)
+
+#: Rows of a run's log: step, i, j, contact time (float64 bits), triangle pairs.
+LOG_ROWS = 5
+#: run_steps' stop reasons: all steps done, a step's buffers short (nothing of it
+#: logged; run it again, moved already), the log short (the step ran; its results
+#: are still in ``out_i``).
+RUN_DONE, RUN_SHORT_STEP, RUN_SHORT_LOG = 0, 1, 2
+
+
+@njit(cache=True, nogil=True)
+def run_steps(
+    fb, ib, tf, ti, mem_i, front, ctl, out_i, log, log_t, times, dt, now, horizon,
+    threshold, method, flags, n_log, n_log_t, step0,
+):  # fmt: skip
+    """:func:`_run_steps` of discrete steps (no sweeps compiled in)."""
+    return _run_steps(
+        fb, ib, tf, ti, mem_i, front, ctl, out_i, log, log_t, times, dt, now, horizon,
+        threshold, method, flags, n_log, n_log_t, step0, False,
+    )  # fmt: skip
+
+
+@njit(cache=True, nogil=True)
+def run_steps_swept(
+    fb, ib, tf, ti, mem_i, front, ctl, out_i, log, log_t, times, dt, now, horizon,
+    threshold, method, flags, n_log, n_log_t, step0,
+):  # fmt: skip
+    """:func:`_run_steps` of continuous steps."""
+    return _run_steps(
+        fb, ib, tf, ti, mem_i, front, ctl, out_i, log, log_t, times, dt, now, horizon,
+        threshold, method, flags, n_log, n_log_t, step0, True,
+    )  # fmt: skip
+
+
+@njit(inline="always")
+def _run_steps(
+    fb, ib, tf, ti, mem_i, front, ctl, out_i, log, log_t, times, dt, now, horizon,
+    threshold, method, flags, n_log, n_log_t, step0, sweeps,
+):  # fmt: skip
+    """Up to ``len(times)`` steps of ``dt`` from time ``now``, each as :func:`step`, in
+    one call, each step's end time written to ``times``; steps ending before the quiet
+    ``horizon`` only move the objects (the very arithmetic of a step). Each touching
+    pair is logged at column ``n_log`` on: its step (counted from ``step0``), i, j,
+    contact time (float64 bits) and number of triangle pairs (mode all), those
+    appended to ``log_t`` at ``n_log_t``.
+
+    Returns (reason, steps done, time, horizon, n_log, n_log_t): reason RUN_DONE,
+    RUN_SHORT_STEP (the next step needs larger buffers: run it as a single step,
+    moved already) or RUN_SHORT_LOG (the last step done did not fit the log; its
+    results are in ``out_i`` as a single step leaves them).
+    """
+    cap = len(fb) // NF
+    continuous = (flags & 4) != 0
+    all_pairs = (flags & 1) != 0
+    log_f = log.view(np.float64)
+    for s in range(len(times)):
+        end = now + dt
+        times[s] = end
+        if end < horizon and not continuous:
+            n_moving = ctl[C_N_MOVING]
+            if n_moving and dt > 0.0:
+                start = C_LISTS + ctl[C_N_DYN] + ctl[C_N_STAT]
+                rot, trans, vel, omega, acc = kinematics(fb, cap, ROT, TRANS, VEL)
+                advance(rot, trans, vel, omega, acc, ctl[start : start + n_moving], dt,
+                        i1(ib, cap, VERSION))  # fmt: skip
+            now = end
+            continue
+        if sweeps:
+            n = step_swept(
+                fb, ib, tf, ti, mem_i, front, ctl, out_i, dt, end, threshold, method,
+                flags,
+            )  # fmt: skip
+        else:
+            n = step(
+                fb, ib, tf, ti, mem_i, front, ctl, out_i, dt, end, threshold, method,
+                flags,
+            )  # fmt: skip
+        if n < 0:
+            return RUN_SHORT_STEP, s, now, horizon, n_log, n_log_t
+        now = end
+        if (flags & 2) == 0:  # a traced run runs every step
+            horizon = ctl[C_HORIZON:].view(np.float64)[0]
+        cap_p = ctl[C_PAIR_CAP]
+        n_tris = ctl[C_TRIS] if all_pairs else 0
+        if n_log + n > log.shape[1] or n_log_t + n_tris > log_t.shape[1]:
+            return RUN_SHORT_LOG, s + 1, now, horizon, n_log, n_log_t
+        toi = out_i[3 * cap_p + 1 : 4 * cap_p + 1].view(np.float64)
+        for q in range(n):
+            log[0, n_log] = step0 + s
+            log[1, n_log] = out_i[q]
+            log[2, n_log] = out_i[cap_p + q]
+            log_f[3, n_log] = toi[q]
+            log[4, n_log] = out_i[2 * cap_p + q + 1] - out_i[2 * cap_p + q]
+            n_log += 1
+        if n_tris:
+            base = 4 * cap_p + 1
+            cap_t = ctl[C_TRI_CAP]
+            for q in range(n_tris):
+                log_t[0, n_log_t + q] = out_i[base + q]
+                log_t[1, n_log_t + q] = out_i[base + cap_t + q]
+            n_log_t += n_tris
+    return RUN_DONE, len(times), now, horizon, n_log, n_log_t
