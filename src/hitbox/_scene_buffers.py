@@ -236,7 +236,7 @@ class SceneBuffers:
 
     def run_many(self, dt, now, horizon, threshold, method, flags, steps):
         """``steps`` steps in as few compiled calls as the buffers allow (see
-        :func:`hitbox._kernels.scene.run_steps`). Returns (times, log (5, P), triangle
+        :func:`hitbox._kernels.scene_run.run_steps`). Returns (times, log (5, P), triangle
         pairs (2, T), time, horizon)."""
         times = np.empty(steps)
         log = np.empty((_kr.LOG_ROWS, 64), np.int64)
