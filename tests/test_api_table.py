@@ -150,7 +150,6 @@ def test_scene_any_all_contacts_distance(meshes, kinds, mode):
         assert pairs.shape[1] == (d <= 0.5) and (d > 0.5 or dist[0] == d)
 
 
-@pytest.mark.xdist_group("sweeps")  # one worker compiles the continuous step, not two
 def test_scene_distance_gives_continuous_contact_times(meshes):
     """The Scene's distance cell: continuous mode advances mesh pairs on their distance
     and reports when in the step they first touch."""

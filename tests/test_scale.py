@@ -96,7 +96,6 @@ def test_mesh_pairs_are_scale_invariant(node):
         assert not mesh.intersect(mesh, far)
 
 
-@pytest.mark.xdist_group("sweeps")  # one worker compiles the continuous step, not two
 @pytest.mark.parametrize("e", [-600, -300, 300, 600, 1000])
 def test_scene_contact_times_are_scale_invariant(e):
     """Continuous mode: a spinning ball and box closing on each other reach contact at

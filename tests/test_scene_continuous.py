@@ -8,9 +8,6 @@ from hitbox._types import OBBs, Spheres
 from hitbox.pipeline import Scene
 from tests.strategies import rotation
 
-#: One worker compiles the continuous step (Scene.step_swept's kernel), not two.
-pytestmark = pytest.mark.xdist_group("sweeps")
-
 
 def _bullet(rng, kind):
     if kind == "sphere":
