@@ -12,6 +12,8 @@ import math
 import numpy as np
 from numba import njit
 
+from hitbox._kernels.obb import sat_apart
+
 #: Relative slack of the SAT test (added to |R| as in Ericsson's RTCD §4.4.1, and to the
 #: separation threshold) and of the polytope feasibility checks.
 REL_TOL = 1e-12
@@ -20,83 +22,28 @@ REL_TOL = 1e-12
 # -- AABB vs OBB -----------------------------------------------------------------------
 
 
-@njit(inline="always")
-def _apart(tl, ra, rb, slack):
-    """Separated on an axis: the centre offset's projection beyond both radii, with
-    REL_TOL of the radii and ``slack`` (REL_TOL of the centres' magnitude) to spare."""
-    return abs(tl) > (ra + rb) * (1.0 + REL_TOL) + slack
-
-
 @njit
 def _box_obb_sat(ca0, ca1, ca2, ea0, ea1, ea2, o, j):
     """15-axis SAT between the world-aligned box (centre ca, half ea) and OBB j.
 
-    From Real-Time Collision Detection §4.4.1 (Gottschalk's OBB test) with A's axes the
-    identity, so R[m, n] = A_m . B_n is ``o.rot[j]`` itself. REL_TOL is added to |R| so
-    that (near-)parallel edges, whose cross product is (nearly) zero, never separate, and
-    the threshold grows by REL_TOL of the magnitudes so rounding in the centres does not.
+    :func:`~hitbox._kernels.obb.sat_apart` with A's axes the identity, so R[m, n] =
+    A_m . B_n is ``o.rot[j]`` itself. REL_TOL is added to |R| so that (near-)parallel
+    edges, whose cross product is (nearly) zero, never separate; the radii grow by
+    REL_TOL and the threshold by REL_TOL of the centres' magnitude, so rounding in the
+    centres does not separate either.
     """
-    t0 = o.center[j, 0] - ca0
-    t1 = o.center[j, 1] - ca1
-    t2 = o.center[j, 2] - ca2
-    h0 = o.half[j, 0]
-    h1 = o.half[j, 1]
-    h2 = o.half[j, 2]
-    r00 = o.rot[j, 0, 0]
-    r01 = o.rot[j, 0, 1]
-    r02 = o.rot[j, 0, 2]
-    r10 = o.rot[j, 1, 0]
-    r11 = o.rot[j, 1, 1]
-    r12 = o.rot[j, 1, 2]
-    r20 = o.rot[j, 2, 0]
-    r21 = o.rot[j, 2, 1]
-    r22 = o.rot[j, 2, 2]
-    a00 = abs(r00) + REL_TOL
-    a01 = abs(r01) + REL_TOL
-    a02 = abs(r02) + REL_TOL
-    a10 = abs(r10) + REL_TOL
-    a11 = abs(r11) + REL_TOL
-    a12 = abs(r12) + REL_TOL
-    a20 = abs(r20) + REL_TOL
-    a21 = abs(r21) + REL_TOL
-    a22 = abs(r22) + REL_TOL
+    t = (o.center[j, 0] - ca0, o.center[j, 1] - ca1, o.center[j, 2] - ca2)
+    rot = o.rot[j]
+    r = (
+        (rot[0, 0], rot[0, 1], rot[0, 2]),
+        (rot[1, 0], rot[1, 1], rot[1, 2]),
+        (rot[2, 0], rot[2, 1], rot[2, 2]),
+    )
+    h = (o.half[j, 0], o.half[j, 1], o.half[j, 2])
     cmag = max(abs(ca0), abs(ca1), abs(ca2))
     cmag = max(cmag, abs(o.center[j, 0]), abs(o.center[j, 1]), abs(o.center[j, 2]))
-    sl = REL_TOL * cmag
-    # A's face normals: the world axes
-    if _apart(t0, ea0, h0 * a00 + h1 * a01 + h2 * a02, sl):
-        return False
-    if _apart(t1, ea1, h0 * a10 + h1 * a11 + h2 * a12, sl):
-        return False
-    if _apart(t2, ea2, h0 * a20 + h1 * a21 + h2 * a22, sl):
-        return False
-    # B's face normals: the columns of rot
-    if _apart(t0 * r00 + t1 * r10 + t2 * r20, ea0 * a00 + ea1 * a10 + ea2 * a20, h0, sl):
-        return False
-    if _apart(t0 * r01 + t1 * r11 + t2 * r21, ea0 * a01 + ea1 * a11 + ea2 * a21, h1, sl):
-        return False
-    if _apart(t0 * r02 + t1 * r12 + t2 * r22, ea0 * a02 + ea1 * a12 + ea2 * a22, h2, sl):
-        return False
-    # edge axes A_m x B_n: |t2 r1n - t1 r2n| etc. (RTCD table 4.1 with A = identity)
-    if _apart(t2 * r10 - t1 * r20, ea1 * a20 + ea2 * a10, h1 * a02 + h2 * a01, sl):
-        return False
-    if _apart(t2 * r11 - t1 * r21, ea1 * a21 + ea2 * a11, h2 * a00 + h0 * a02, sl):
-        return False
-    if _apart(t2 * r12 - t1 * r22, ea1 * a22 + ea2 * a12, h0 * a01 + h1 * a00, sl):
-        return False
-    if _apart(t0 * r20 - t2 * r00, ea2 * a00 + ea0 * a20, h1 * a12 + h2 * a11, sl):
-        return False
-    if _apart(t0 * r21 - t2 * r01, ea2 * a01 + ea0 * a21, h2 * a10 + h0 * a12, sl):
-        return False
-    if _apart(t0 * r22 - t2 * r02, ea2 * a02 + ea0 * a22, h0 * a11 + h1 * a10, sl):
-        return False
-    if _apart(t1 * r00 - t0 * r10, ea0 * a10 + ea1 * a00, h1 * a22 + h2 * a21, sl):
-        return False
-    if _apart(t1 * r01 - t0 * r11, ea0 * a11 + ea1 * a01, h2 * a20 + h0 * a22, sl):
-        return False
-    if _apart(t1 * r02 - t0 * r12, ea0 * a12 + ea1 * a02, h0 * a21 + h1 * a20, sl):
-        return False
-    return True
+    grow = 1.0 + REL_TOL
+    return not sat_apart(t, r, (ea0, ea1, ea2), h, REL_TOL, grow, REL_TOL * cmag)
 
 
 @njit
