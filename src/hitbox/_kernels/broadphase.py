@@ -10,45 +10,23 @@ and one-pass reads of the boxes (``box_scan``).
 import numpy as np
 from numba import njit
 
-from hitbox._kernels.slabs import slab_overlap
+from hitbox._kernels.slabs import slab_pairs
 
 
 # Coal NaiveCollisionManager: every pair, the twin to check the others against
 @njit(cache=True, nogil=True)
 def brute_pairs(boxes):
     """Every pair i < j tested (slabs.slab_overlap); count, then fill; already sorted."""
-    n = len(boxes)
-    count = 0
-    for i in range(n):
-        for j in range(i + 1, n):
-            if slab_overlap(boxes, i, boxes, j):
-                count += 1
-    out = np.empty((2, count), np.intp)
-    count = 0
-    for i in range(n):
-        for j in range(i + 1, n):
-            if slab_overlap(boxes, i, boxes, j):
-                out[0, count] = i
-                out[1, count] = j
-                count += 1
-    return out
+    return slab_pairs(boxes, boxes, True)
 
 
 @njit(cache=True, nogil=True)
 def brute_codes(boxes, perm, nb):
     """brute_pairs over boxes in slot order, as codes of ids (``perm``: slot → id)."""
-    n = len(boxes)
-    count = 0
-    for s in range(n):
-        for t in range(s + 1, n):
-            count += slab_overlap(boxes, s, boxes, t)
-    out = np.empty(count, np.int64)
-    count = 0
-    for s in range(n):
-        for t in range(s + 1, n):
-            if slab_overlap(boxes, s, boxes, t):
-                i = perm[s]
-                j = perm[t]
-                out[count] = (np.int64(min(i, j)) << nb) | max(i, j)
-                count += 1
+    pairs = slab_pairs(boxes, boxes, True)
+    out = np.empty(pairs.shape[1], np.int64)
+    for p in range(len(out)):
+        i = perm[pairs[0, p]]
+        j = perm[pairs[1, p]]
+        out[p] = (np.int64(min(i, j)) << nb) | max(i, j)
     return out

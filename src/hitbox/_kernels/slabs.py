@@ -8,6 +8,8 @@ textbook ``a.lo <= b.hi and b.lo <= a.hi`` would say True.
 import numpy as np
 from numba import njit
 
+from hitbox._kernels.brute import pairs_where
+
 
 @njit(inline="always")
 def slab_overlap(a, i, b, j):
@@ -109,23 +111,14 @@ def overlap_pairs(a, b, order_a, order_b, axis):
     return out
 
 
+# every pair i, j with a[i] overlapping b[j] (brute.pairs_where); jitted, not cached
+slab_pairs = pairs_where(slab_overlap)
+
+
 @njit(cache=True, nogil=True)
 def overlap_pairs_brute(a, b):
     """Twin of overlap_pairs: every pair tested, count then fill, no sorting."""
-    n = 0
-    for i in range(len(a)):
-        for j in range(len(b)):
-            if slab_overlap(a, i, b, j):
-                n += 1
-    out = np.empty((2, n), np.intp)
-    n = 0
-    for i in range(len(a)):
-        for j in range(len(b)):
-            if slab_overlap(a, i, b, j):
-                out[0, n] = i
-                out[1, n] = j
-                n += 1
-    return out
+    return slab_pairs(a, b, False)
 
 
 @njit(cache=True, nogil=True)

@@ -10,6 +10,7 @@ in ``exact_predicates``, 3-tuple loading in ``triangle_points``, overlap in
 import numpy as np
 from numba import njit
 
+from hitbox._kernels.brute import pairs_where
 from hitbox._kernels.ray_triangle import (
     final_t,
     ray_shear,
@@ -31,23 +32,13 @@ def overlap(a, b, out):
         out[i] = tri_tri_overlap_idx(a, i * sa, b, i * sb)
 
 
+_tri_pairs = pairs_where(tri_tri_overlap_idx)
+
+
 @njit(cache=True, nogil=True)
 def overlap_pairs_brute(a, b):
     """Every (i, j) with a[i] overlapping b[j]: all pairs tested, count then fill."""
-    n = 0
-    for i in range(len(a)):
-        for j in range(len(b)):
-            if tri_tri_overlap_idx(a, i, b, j):
-                n += 1
-    out = np.empty((2, n), np.intp)
-    n = 0
-    for i in range(len(a)):
-        for j in range(len(b)):
-            if tri_tri_overlap_idx(a, i, b, j):
-                out[0, n] = i
-                out[1, n] = j
-                n += 1
-    return out
+    return _tri_pairs(a, b, False)
 
 
 @njit(cache=True, nogil=True)
