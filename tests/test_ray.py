@@ -196,7 +196,11 @@ def test_unrolled_3d_kernel_equals_the_general_one():
     d[~np.any(d != 0, axis=1)] = [0.0, -0.0, 1.0]
     t_max = np.where(rng.random(n) < 0.5, INF, 1.0)
     outs = []
-    for kernel in (kernels.cast_aabb, kernels.cast_aabb_3d):
+
+    def general(boxes, *rest):
+        kernels.cast_each(kernels.AABBs(boxes), *rest)
+
+    for kernel in (general, kernels.cast_aabb_3d):
         out = BoxHits(
             np.empty(n, bool),
             np.empty(n),

@@ -29,7 +29,7 @@ import numpy as np
 
 from hitbox import _validate as v
 from hitbox._kernels import ray as _kr
-from hitbox._types import Rays
+from hitbox._types import Rays, Spheres
 
 __all__ = [
     "BoxHits",
@@ -134,14 +134,7 @@ def cast_aabb(boxes, origins, directions=None, *, t_max=None, pairing="elementwi
     """
     rays, single_r = _rays(origins, directions, t_max)
     boxes, single_b = v.as_boxes(boxes, dim=rays.origin.shape[1])
-    o, d, tm = rays
-    if _check_pairing(pairing, len(boxes), len(o), "boxes") == "all":
-        return PairHits(*_kr.cast_aabb_all(boxes, o, d, tm))
-    out = _empty_hits(len(boxes), len(o), o.shape[1])
-    if len(out.hit):
-        kernel = _kr.cast_aabb_3d if o.shape[1] == 3 else _kr.cast_aabb
-        kernel(boxes, o, d, tm, *out)
-    return _squeeze(out, single_r and single_b)
+    return _cast(_kr.AABBs(boxes), rays, single_r and single_b, pairing, "boxes")
 
 
 def cast_sphere(spheres, origins, directions=None, *, t_max=None, pairing="elementwise"):
@@ -173,13 +166,8 @@ def cast_sphere(spheres, origins, directions=None, *, t_max=None, pairing="eleme
     # positions, radii and directions scaled alike by a power of two: the same t
     g = v.pow2_factor(c, r, o, d)
     if g != 1.0:
-        c, r, o, d = g * c, g * r, g * o, g * d
-    if _check_pairing(pairing, len(c), len(o), "spheres") == "all":
-        return PairHits(*_kr.cast_sphere_all(c, r, o, d, tm))
-    out = _empty_hits(len(c), len(o), o.shape[1])
-    if len(out.hit):
-        _kr.cast_sphere(c, r, o, d, tm, *out)
-    return _squeeze(out, single_r and single_b)
+        spheres, rays = Spheres(g * c, g * r), Rays(g * o, g * d, tm)
+    return _cast(spheres, rays, single_r and single_b, pairing, "spheres")
 
 
 def cast_obb(obbs, origins, directions=None, *, t_max=None, pairing="elementwise"):
@@ -200,14 +188,7 @@ def cast_obb(obbs, origins, directions=None, *, t_max=None, pairing="elementwise
     """
     rays, single_r = _rays(origins, directions, t_max, dim=3)
     obbs, single_b = v.as_obbs(obbs)
-    o, d, tm = rays
-    c, h, rot = obbs
-    if _check_pairing(pairing, len(c), len(o), "obbs") == "all":
-        return PairHits(*_kr.cast_obb_all(c, h, rot, o, d, tm))
-    out = _empty_hits(len(c), len(o), 3)
-    if len(out.hit):
-        _kr.cast_obb(c, h, rot, o, d, tm, *out)
-    return _squeeze(out, single_r and single_b)
+    return _cast(obbs, rays, single_r and single_b, pairing, "obbs")
 
 
 def cast_kdop(
@@ -230,17 +211,26 @@ def cast_kdop(
     """
     rays, single_r = _rays(origins, directions, t_max, dim=3)
     kdops, single_b, k = v.as_kdops(kdops)
-    axes = _as_axes(axes, k)
-    o, d, tm = rays
-    if _check_pairing(pairing, len(kdops), len(o), "kdops") == "all":
-        return PairHits(*_kr.cast_kdop_all(kdops, axes, o, d, tm))
-    out = _empty_hits(len(kdops), len(o), 3)
-    if len(out.hit):
-        _kr.cast_kdop(kdops, axes, o, d, tm, *out)
-    return _squeeze(out, single_r and single_b)
+    vol = _kr.KDOPs(kdops, _as_axes(axes, k))
+    return _cast(vol, rays, single_r and single_b, pairing, "kdops")
 
 
 # -- helpers -----------------------------------------------------------------------------
+
+
+def _cast(vol, rays, single, pairing, name):
+    """Validated volumes of one kind (see ``_kernels.ray.KINDS``) against validated rays,
+    paired as asked; ``name`` is the volumes' noun for errors."""
+    o, d, tm = rays
+    n_vol = len(vol[0])
+    if _check_pairing(pairing, n_vol, len(o), name) == "all":
+        return PairHits(*_kr.cast_all(vol, o, d, tm))
+    out = _empty_hits(n_vol, len(o), o.shape[1])
+    if len(out.hit) and isinstance(vol, _kr.AABBs) and o.shape[1] == 3:
+        _kr.cast_aabb_3d(vol.boxes, o, d, tm, *out)  # unrolled: the many-rays path
+    elif len(out.hit):
+        _kr.cast_each(vol, o, d, tm, *out)
+    return _squeeze(out, single)
 
 
 def _rays(origins, directions, t_max, dim=None):

@@ -4,7 +4,9 @@ A ray is ``p = origin + t * direction`` with t in [0, t_max]. Every per-pair fun
 returns ``(t_enter, t_exit, axis)``: the part of [0, t_max] inside the closed volume, and
 the slab through which the ray enters. A miss is ``(inf, inf, -1)``. A ray whose origin
 lies in the volume (its boundary included) hits at t_enter = 0 with axis -1: it enters no
-face.
+face. The casts take a volume set as one NamedTuple of a kind in ``KINDS`` (AABBs, KDOPs,
+or fields like hitbox's Spheres and OBBs): :func:`cast_each` pairs ray i with volume i,
+:func:`cast_all` every ray with every volume.
 
 Slab parameters are quotients ``(lo - o) / d``, one rounding each, not products with a
 precomputed ``1 / d`` (two roundings), so a t is the correctly rounded value of its exact
@@ -20,9 +22,11 @@ and numba's default Python error model would raise ZeroDivisionError instead.
 """
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
+from numba.extending import overload
 
 INF = np.inf
 
@@ -75,8 +79,15 @@ def slab_result(near, far, axis):
 # -- AABBs: the slab method (seed 001; Kay & Kajiya 1986; RTCD 5.3.3) ------------------
 
 
+class AABBs(NamedTuple):
+    """Boxes ``(N, 2, D)`` for the casts, lo at ``[:, 0]`` and hi at ``[:, 1]``."""
+
+    boxes: np.ndarray
+
+
 @njit(inline="always", error_model="numpy")
-def _aabb(boxes, b, origin, direction, r, t_max):
+def _aabb(vol, b, origin, direction, r, t_max):
+    boxes = vol.boxes
     near = -INF
     far = t_max
     axis = -1
@@ -89,7 +100,7 @@ def _aabb(boxes, b, origin, direction, r, t_max):
 
 
 @njit(inline="always", error_model="numpy")
-def _aabb_normal(direction, r, axis, normal, i):
+def _aabb_normal(vol, b, origin, direction, r, t, axis, normal, i):
     for k in range(normal.shape[1]):
         normal[i, k] = 0.0
     if axis >= 0:
@@ -97,24 +108,10 @@ def _aabb_normal(direction, r, axis, normal, i):
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def cast_aabb(boxes, origin, direction, t_max, hit, t_enter, t_exit, axis, normal):
-    """Elementwise ray i against box i; a set of length 1 is used for every i."""
-    sb = 1 if len(boxes) > 1 else 0
-    sr = 1 if len(origin) > 1 else 0
-    for i in range(len(hit)):
-        r = i * sr
-        t0, t1, ax = _aabb(boxes, i * sb, origin, direction, r, t_max[r])
-        hit[i] = t0 < INF
-        t_enter[i] = t0
-        t_exit[i] = t1
-        axis[i] = ax
-        _aabb_normal(direction, r, ax, normal, i)
-
-
-@njit(cache=True, nogil=True, error_model="numpy")
 def cast_aabb_3d(boxes, origin, direction, t_max, hit, t_enter, t_exit, axis, normal):
-    """:func:`cast_aabb` with D = 3 spelled out: a fixed trip count lets LLVM unroll the
-    slab loop and keep the whole record in registers (the 10^7-ray benchmark path)."""
+    """:func:`cast_each` on ``AABBs(boxes)`` with D = 3 spelled out: a fixed trip count
+    lets LLVM unroll the slab loop and keep the whole record in registers (the 10^7-ray
+    benchmark path)."""
     sb = 1 if len(boxes) > 1 else 0
     sr = 1 if len(origin) > 1 else 0
     for i in range(len(hit)):
@@ -145,40 +142,19 @@ def cast_aabb_3d(boxes, origin, direction, t_max, hit, t_enter, t_exit, axis, no
         normal[i, 2] = (1.0 if d2 < 0.0 else -1.0) if ax == 2 else 0.0
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
-def cast_aabb_all(boxes, origin, direction, t_max):
-    """Every (box i, ray j) hit: count, then fill. Returns pairs (2, n) sorted by (i, j),
-    t_enter, t_exit, axis (n,) and normal (n, D)."""
-    n = 0
-    for i in range(len(boxes)):
-        for j in range(len(origin)):
-            if _aabb(boxes, i, origin, direction, j, t_max[j])[0] < INF:
-                n += 1
-    pairs = np.empty((2, n), np.intp)
-    t_enter = np.empty(n)
-    t_exit = np.empty(n)
-    axis = np.empty(n, np.intp)
-    normal = np.empty((n, origin.shape[1]))
-    n = 0
-    for i in range(len(boxes)):
-        for j in range(len(origin)):
-            t0, t1, ax = _aabb(boxes, i, origin, direction, j, t_max[j])
-            if t0 < INF:
-                pairs[0, n] = i
-                pairs[1, n] = j
-                t_enter[n] = t0
-                t_exit[n] = t1
-                axis[n] = ax
-                _aabb_normal(direction, j, ax, normal, n)
-                n += 1
-    return pairs, t_enter, t_exit, axis, normal
-
-
 # -- k-DOPs: slabs along fixed, unnormalised directions (Klosowski et al. 1998) ----------
 
 
+class KDOPs(NamedTuple):
+    """k-DOPs ``(N, 2, K/2)`` for the casts, along the rows of ``axes (K/2, 3)``."""
+
+    kdops: np.ndarray
+    axes: np.ndarray
+
+
 @njit(inline="always", error_model="numpy")
-def _kdop(kdops, b, axes, origin, direction, r, t_max):
+def _kdop(vol, b, origin, direction, r, t_max):
+    kdops, axes = vol
     near = -INF
     far = t_max
     axis = -1
@@ -200,63 +176,29 @@ def _kdop(kdops, b, axes, origin, direction, r, t_max):
 
 
 @njit(inline="always", error_model="numpy")
-def _kdop_normal(axes, direction, r, axis, normal, i):
-    """Unit outward normal of the entry face: -sign(a . d) a / |a|."""
+def _face_normal(axis, a0, a1, a2, length, direction, r, normal, i):
+    """normal[i] = -sign(a . d) a / length: the outward normal of the entry face along
+    a = (a0, a1, a2), unit for length = |a|; zero when the ray enters no face (axis < 0)."""
     if axis < 0:
         for k in range(3):
             normal[i, k] = 0.0
         return
-    a0 = axes[axis, 0]
-    a1 = axes[axis, 1]
-    a2 = axes[axis, 2]
     d = a0 * direction[r, 0] + a1 * direction[r, 1] + a2 * direction[r, 2]
-    s = (1.0 if d < 0.0 else -1.0) / np.sqrt(a0 * a0 + a1 * a1 + a2 * a2)
+    s = (1.0 if d < 0.0 else -1.0) / length
     normal[i, 0] = s * a0 + 0.0  # + 0.0: no -0.0 components
     normal[i, 1] = s * a1 + 0.0
     normal[i, 2] = s * a2 + 0.0
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
-def cast_kdop(kdops, axes, origin, direction, t_max, hit, t_enter, t_exit, axis, normal):
-    """Elementwise ray i against k-DOP i along ``axes (K/2, 3)``; length 1 broadcasts."""
-    sb = 1 if len(kdops) > 1 else 0
-    sr = 1 if len(origin) > 1 else 0
-    for i in range(len(hit)):
-        r = i * sr
-        t0, t1, ax = _kdop(kdops, i * sb, axes, origin, direction, r, t_max[r])
-        hit[i] = t0 < INF
-        t_enter[i] = t0
-        t_exit[i] = t1
-        axis[i] = ax
-        _kdop_normal(axes, direction, r, ax, normal, i)
-
-
-@njit(cache=True, nogil=True, error_model="numpy")
-def cast_kdop_all(kdops, axes, origin, direction, t_max):
-    """Every (k-DOP i, ray j) hit, count then fill (see :func:`cast_aabb_all`)."""
-    n = 0
-    for i in range(len(kdops)):
-        for j in range(len(origin)):
-            if _kdop(kdops, i, axes, origin, direction, j, t_max[j])[0] < INF:
-                n += 1
-    pairs = np.empty((2, n), np.intp)
-    t_enter = np.empty(n)
-    t_exit = np.empty(n)
-    axis = np.empty(n, np.intp)
-    normal = np.empty((n, 3))
-    n = 0
-    for i in range(len(kdops)):
-        for j in range(len(origin)):
-            t0, t1, ax = _kdop(kdops, i, axes, origin, direction, j, t_max[j])
-            if t0 < INF:
-                pairs[0, n] = i
-                pairs[1, n] = j
-                t_enter[n] = t0
-                t_exit[n] = t1
-                axis[n] = ax
-                _kdop_normal(axes, direction, j, ax, normal, n)
-                n += 1
-    return pairs, t_enter, t_exit, axis, normal
+@njit(inline="always", error_model="numpy")
+def _kdop_normal(vol, b, origin, direction, r, t, axis, normal, i):
+    """Unit outward normal of the entry face: -sign(a . d) a / |a| for a = axes[axis]."""
+    axes = vol.axes  # axis = -1 reads the last row, unused
+    a0 = axes[axis, 0]
+    a1 = axes[axis, 1]
+    a2 = axes[axis, 2]
+    length = np.sqrt(a0 * a0 + a1 * a1 + a2 * a2)
+    _face_normal(axis, a0, a1, a2, length, direction, r, normal, i)
 
 
 # -- OBBs: the ray in the box's frame, then slabs [-half, half] (RTCD 5.3.3) ------------
@@ -283,66 +225,18 @@ def _obb(center, half, rot, b, origin, direction, r, t_max):
 
 
 @njit(inline="always", error_model="numpy")
-def _obb_normal(rot, b, direction, r, axis, normal, i):
+def _obb_vol(vol, b, origin, direction, r, t_max):
+    return _obb(vol.center, vol.half, vol.rot, b, origin, direction, r, t_max)
+
+
+@njit(inline="always", error_model="numpy")
+def _obb_normal(vol, b, origin, direction, r, t, axis, normal, i):
     """World-frame outward normal of the entry face: -sign(d_local) rot[:, axis]."""
-    if axis < 0:
-        for k in range(3):
-            normal[i, k] = 0.0
-        return
-    d = (
-        rot[b, 0, axis] * direction[r, 0]
-        + rot[b, 1, axis] * direction[r, 1]
-        + rot[b, 2, axis] * direction[r, 2]
-    )
-    s = 1.0 if d < 0.0 else -1.0
-    for k in range(3):
-        normal[i, k] = s * rot[b, k, axis] + 0.0  # + 0.0: no -0.0 components
-
-
-@njit(cache=True, nogil=True, error_model="numpy")
-def cast_obb(
-    center, half, rot, origin, direction, t_max, hit, t_enter, t_exit, axis, normal
-):
-    """Elementwise ray i against OBB i; length-1 sets broadcast."""
-    sb = 1 if len(center) > 1 else 0
-    sr = 1 if len(origin) > 1 else 0
-    for i in range(len(hit)):
-        b = i * sb
-        r = i * sr
-        t0, t1, ax = _obb(center, half, rot, b, origin, direction, r, t_max[r])
-        hit[i] = t0 < INF
-        t_enter[i] = t0
-        t_exit[i] = t1
-        axis[i] = ax
-        _obb_normal(rot, b, direction, r, ax, normal, i)
-
-
-@njit(cache=True, nogil=True, error_model="numpy")
-def cast_obb_all(center, half, rot, origin, direction, t_max):
-    """Every (OBB i, ray j) hit, count then fill (see :func:`cast_aabb_all`)."""
-    n = 0
-    for i in range(len(center)):
-        for j in range(len(origin)):
-            if _obb(center, half, rot, i, origin, direction, j, t_max[j])[0] < INF:
-                n += 1
-    pairs = np.empty((2, n), np.intp)
-    t_enter = np.empty(n)
-    t_exit = np.empty(n)
-    axis = np.empty(n, np.intp)
-    normal = np.empty((n, 3))
-    n = 0
-    for i in range(len(center)):
-        for j in range(len(origin)):
-            t0, t1, ax = _obb(center, half, rot, i, origin, direction, j, t_max[j])
-            if t0 < INF:
-                pairs[0, n] = i
-                pairs[1, n] = j
-                t_enter[n] = t0
-                t_exit[n] = t1
-                axis[n] = ax
-                _obb_normal(rot, i, direction, j, ax, normal, n)
-                n += 1
-    return pairs, t_enter, t_exit, axis, normal
+    rot = vol.rot  # axis = -1 reads the last column, unused
+    a0 = rot[b, 0, axis]
+    a1 = rot[b, 1, axis]
+    a2 = rot[b, 2, axis]
+    _face_normal(axis, a0, a1, a2, 1.0, direction, r, normal, i)
 
 
 # -- Spheres: the stable quadratic (Haines et al., Ray Tracing Gems ch. 7) ---------------
@@ -395,7 +289,9 @@ def ball(m0, m1, m2, d0, d1, d2, radius, t_max):
 
 
 @njit(inline="always", error_model="numpy")
-def _sphere(center, radius, b, origin, direction, r, t_max):
+def _sphere(vol, b, origin, direction, r, t_max):
+    """(t_enter, t_exit, -1): a sphere has no faces."""
+    center, radius = vol
     dim = center.shape[1]
     m0 = origin[r, 0] - center[b, 0]
     d0 = direction[r, 0]
@@ -403,15 +299,17 @@ def _sphere(center, radius, b, origin, direction, r, t_max):
     d1 = direction[r, 1] if dim > 1 else 0.0
     m2 = origin[r, 2] - center[b, 2] if dim > 2 else 0.0
     d2 = direction[r, 2] if dim > 2 else 0.0
-    return ball(m0, m1, m2, d0, d1, d2, radius[b], t_max)
+    t0, t1 = ball(m0, m1, m2, d0, d1, d2, radius[b], t_max)
+    return t0, t1, -1
 
 
 @njit(inline="always", error_model="numpy")
-def _sphere_normal(center, b, origin, direction, r, t, normal, i):
+def _sphere_normal(vol, b, origin, direction, r, t, axis, normal, i):
     """Unit outward normal at the entry point; zero when the ray starts inside (t = 0).
 
     A point-like sphere (radius 0) has no normal: it gets -direction / |direction|.
     """
+    center = vol.center
     dim = normal.shape[1]
     length = 0.0
     for k in range(dim):
@@ -434,46 +332,105 @@ def _sphere_normal(center, b, origin, direction, r, t, normal, i):
             normal[i, k] = -direction[r, k] / length
 
 
+# -- One cast loop for every kind -----------------------------------------------------
+# A kind is a NamedTuple, known by its fields (hitbox._types' Spheres and OBBs fit, as in
+# bv.py: kernels import only kernels), with a per-pair test and an entry normal, both
+# called as f(vol, b, origin, direction, r, ...). The overloads pick the kind's functions
+# while numba types ``vol``, so the loops below are written once, specialised per kind
+# with the test inlined, and stay in the disk cache.
+KINDS = {
+    ("boxes",): (_aabb, _aabb_normal),
+    ("kdops", "axes"): (_kdop, _kdop_normal),
+    ("center", "half", "rot"): (_obb_vol, _obb_normal),
+    ("center", "radius"): (_sphere, _sphere_normal),
+}
+
+
+def _kind(vol_type):
+    return KINDS.get(tuple(getattr(vol_type, "fields", ())))
+
+
+def enter(vol, b, origin, direction, r, t_max):
+    """(t_enter, t_exit, axis) of ray r against volume b of ``vol``, any kind."""
+    return KINDS[vol._fields][0](vol, b, origin, direction, r, t_max)
+
+
+def entry_normal(vol, b, origin, direction, r, t, axis, normal, i):
+    """Write into ``normal[i]`` the unit outward normal where ray r enters volume b at t
+    through ``axis``; zero when it starts inside."""
+    KINDS[vol._fields][1](vol, b, origin, direction, r, t, axis, normal, i)
+
+
+@overload(enter, inline="always")
+def _enter_typed(vol, b, origin, direction, r, t_max):
+    kind = _kind(vol)
+    return None if kind is None else kind[0].py_func
+
+
+@overload(entry_normal, inline="always")
+def _entry_normal_typed(vol, b, origin, direction, r, t, axis, normal, i):
+    kind = _kind(vol)
+    return None if kind is None else kind[1].py_func
+
+
 @njit(cache=True, nogil=True, error_model="numpy")
-def cast_sphere(
-    center, radius, origin, direction, t_max, hit, t_enter, t_exit, axis, normal
-):
-    """Elementwise ray i against sphere i; length-1 sets broadcast. axis is always -1."""
-    sb = 1 if len(center) > 1 else 0
+def cast_each(vol, origin, direction, t_max, hit, t_enter, t_exit, axis, normal):
+    """Elementwise ray i against volume i of ``vol`` (a KINDS tuple); a set of length 1
+    is used for every i."""
+    sb = 1 if len(vol[0]) > 1 else 0
     sr = 1 if len(origin) > 1 else 0
     for i in range(len(hit)):
         b = i * sb
         r = i * sr
-        t0, t1 = _sphere(center, radius, b, origin, direction, r, t_max[r])
+        t0, t1, ax = enter(vol, b, origin, direction, r, t_max[r])
         hit[i] = t0 < INF
         t_enter[i] = t0
         t_exit[i] = t1
-        axis[i] = -1
-        _sphere_normal(center, b, origin, direction, r, t0, normal, i)
+        axis[i] = ax
+        entry_normal(vol, b, origin, direction, r, t0, ax, normal, i)
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
-def cast_sphere_all(center, radius, origin, direction, t_max):
-    """Every (sphere i, ray j) hit, count then fill (see :func:`cast_aabb_all`)."""
+# Passes 1 and 2 of cast_all, a function each: numba's inlining of one overload at two
+# call sites of a function trips its IR checks (NumbaIRAssumptionWarning)
+@njit(nogil=True, error_model="numpy")
+def _count_hits(vol, origin, direction, t_max):
+    """How many (volume, ray) pairs hit."""
     n = 0
-    for i in range(len(center)):
+    for i in range(len(vol[0])):
         for j in range(len(origin)):
-            if _sphere(center, radius, i, origin, direction, j, t_max[j])[0] < INF:
+            if enter(vol, i, origin, direction, j, t_max[j])[0] < INF:
                 n += 1
-    pairs = np.empty((2, n), np.intp)
-    t_enter = np.empty(n)
-    t_exit = np.empty(n)
-    axis = np.full(n, -1, np.intp)
-    normal = np.empty((n, origin.shape[1]))
+    return n
+
+
+@njit(nogil=True, error_model="numpy")
+def _fill_hits(vol, origin, direction, t_max, pairs, t_enter, t_exit, axis, normal):
+    """Every (volume i, ray j) hit in (i, j) order, into arrays of the counted size."""
     n = 0
-    for i in range(len(center)):
+    for i in range(len(vol[0])):
         for j in range(len(origin)):
-            t0, t1 = _sphere(center, radius, i, origin, direction, j, t_max[j])
+            t0, t1, ax = enter(vol, i, origin, direction, j, t_max[j])
             if t0 < INF:
                 pairs[0, n] = i
                 pairs[1, n] = j
                 t_enter[n] = t0
                 t_exit[n] = t1
-                _sphere_normal(center, i, origin, direction, j, t0, normal, n)
+                axis[n] = ax
+                entry_normal(vol, i, origin, direction, j, t0, ax, normal, n)
                 n += 1
-    return pairs, t_enter, t_exit, axis, normal
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def cast_all(vol, origin, direction, t_max):
+    """Every (volume i, ray j) hit: count, then fill. Returns pairs (2, n) sorted by (i, j),
+    t_enter, t_exit, axis (n,) and normal (n, D)."""
+    n = _count_hits(vol, origin, direction, t_max)
+    out = (
+        np.empty((2, n), np.intp),
+        np.empty(n),
+        np.empty(n),
+        np.empty(n, np.intp),
+        np.empty((n, origin.shape[1])),
+    )
+    _fill_hits(vol, origin, direction, t_max, *out)
+    return out
