@@ -457,6 +457,15 @@ def check_count(value, name, minimum=1):
     return int(value)
 
 
+def broadcast_len(na, nb, items_a, items_b):
+    """Length of an elementwise query of ``na`` items against ``nb``: equal lengths, or a
+    set of one against all; 0 when either is empty. ``items_a``, ``items_b`` name the
+    items in the error ("triangles", "rays elementwise")."""
+    if na != nb and na != 1 and nb != 1:
+        raise ValueError(f"cannot broadcast {na} {items_a} against {nb} {items_b}")
+    return max(na, nb) if na and nb else 0
+
+
 def pair_indices(na, nb, pairs, noun):
     """The index arrays ``(ia, ib)`` of the pairs a query of ``a`` (``na`` items) against
     ``b`` (``nb``) visits: elementwise, a set of one against all, or the given ``(2, n)``

@@ -222,10 +222,10 @@ def _cast(vol, rays, single, pairing, name):
     """Validated volumes of one kind (see ``_kernels.ray.KINDS``) against validated rays,
     paired as asked; ``name`` is the volumes' noun for errors."""
     o, d, tm = rays
-    n_vol = len(vol[0])
-    if _check_pairing(pairing, n_vol, len(o), name) == "all":
+    if v.check_choice(pairing, "pairing", PAIRINGS) == "all":
         return PairHits(*_kr.cast_all(vol, o, d, tm))
-    out = _empty_hits(n_vol, len(o), o.shape[1])
+    n = v.broadcast_len(len(vol[0]), len(o), name, "rays elementwise")
+    out = _empty_hits(n, o.shape[1])
     if len(out.hit) and isinstance(vol, _kr.AABBs) and o.shape[1] == 3:
         _kr.cast_aabb_3d(vol.boxes, o, d, tm, *out)  # unrolled: the many-rays path
     elif len(out.hit):
@@ -261,15 +261,7 @@ def _as_axes(axes, k):
     return np.array(arr, dtype=np.float64)
 
 
-def _check_pairing(pairing, n_vol, n_ray, name):
-    v.check_choice(pairing, "pairing", PAIRINGS)
-    if pairing == "elementwise" and n_vol != n_ray and n_vol != 1 and n_ray != 1:
-        raise ValueError(f"cannot pair {n_vol} {name} with {n_ray} rays elementwise")
-    return pairing
-
-
-def _empty_hits(n_vol, n_ray, dim):
-    n = max(n_vol, n_ray) if min(n_vol, n_ray) else 0
+def _empty_hits(n, dim):
     return BoxHits(
         np.empty(n, np.bool_),
         np.empty(n),

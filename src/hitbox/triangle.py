@@ -108,7 +108,6 @@ def overlap(a, b):
     """
     a, sa = _as_triangles(a, "a")
     b, sb = _as_triangles(b, "b")
-    _check_broadcast(a, b)
     out = np.empty(_broadcast_len(a, b), dtype=np.bool_)
     if len(out):
         _kt.overlap(a, b, out)
@@ -156,7 +155,6 @@ def intersection_segments(a, b):
     """
     a, sa = _as_triangles(a, "a")
     b, sb = _as_triangles(b, "b")
-    _check_broadcast(a, b)
     n = _broadcast_len(a, b)
     hit = np.zeros(n, dtype=np.bool_)
     out = np.full((n, 2, 3), np.nan)
@@ -248,13 +246,8 @@ def _as_triangles(tris, name):
     return arr, single
 
 
-def _check_broadcast(a, b):
-    if len(a) != len(b) and len(a) != 1 and len(b) != 1:
-        raise ValueError(f"cannot broadcast {len(a)} triangles against {len(b)}")
-
-
 def _broadcast_len(a, b):
-    return max(len(a), len(b)) if min(len(a), len(b)) else 0
+    return v.broadcast_len(len(a), len(b), "triangles", "triangles")
 
 
 def _as_rays(origins, directions, t_max):
