@@ -109,7 +109,7 @@ def aabb_obb(boxes, i, o, j):
 # -- AABB vs k-DOP ---------------------------------------------------------------------
 
 
-@njit
+@njit(inline="always")  # see mixed._test_typed
 def aabb_kdop(boxes, i, kd, j, axes):
     """AABB i against k-DOP j: the box's exact k-DOP against the k-DOP, slab by slab.
 
@@ -148,7 +148,7 @@ def aabb_kdop(boxes, i, kd, j, axes):
 # -- k-DOP vs OBB ----------------------------------------------------------------------
 
 
-@njit
+@njit(inline="always")  # see mixed._test_typed
 def kdop_obb(kd, i, o, j, axes):
     """k-DOP i against OBB j: conservative, two substitutions that each hold the original.
 

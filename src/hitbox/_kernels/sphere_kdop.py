@@ -208,7 +208,7 @@ def _solve_small(g, rhs, n):
     return True
 
 
-@njit
+@njit(inline="always")  # see mixed._test_typed
 def sphere_kdop(s, i, kd, j, axes):
     """Sphere i against k-DOP j: exact, by the distance from the centre to the polytope.
 
