@@ -8,6 +8,7 @@ contains nothing and overlaps nothing.
 import numpy as np
 from numba import njit
 
+from hitbox._kernels.brute import pairs_where
 from hitbox._kernels.rigid import ortho_error
 
 # Relative slack of the separating-axis test. An axis L separates only when the gap
@@ -165,23 +166,18 @@ def overlap_pairs(a, b, candidates):
     return out
 
 
+@njit(inline="always")
+def _n_boxes(a):
+    return len(a.center)  # bv.count, which imports this module
+
+
+_obb_pairs = pairs_where(obb_overlap, _n_boxes)
+
+
 @njit(cache=True, nogil=True)
 def overlap_pairs_brute(a, b):
     """Twin of overlap_pairs: every pair tested, count then fill, no prefilter."""
-    n = 0
-    for i in range(len(a.center)):
-        for j in range(len(b.center)):
-            if obb_overlap(a, i, b, j):
-                n += 1
-    out = np.empty((2, n), np.intp)
-    n = 0
-    for i in range(len(a.center)):
-        for j in range(len(b.center)):
-            if obb_overlap(a, i, b, j):
-                out[0, n] = i
-                out[1, n] = j
-                n += 1
-    return out
+    return _obb_pairs(a, b, False)
 
 
 # -- rotations and box-frame coordinates ----------------------------------------------

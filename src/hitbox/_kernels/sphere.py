@@ -8,27 +8,35 @@ negative radius is empty. Every kernel here asks the one overlap test of
 import numpy as np
 from numba import njit
 
+from hitbox._kernels.brute import pairs_where
+from hitbox._kernels.bv import count
 from hitbox._kernels.sphere_overlap import ball_overlap, sphere_overlap
+
+
+_POINT_RADIUS = np.zeros(1)  # a point is a ball of radius 0
 
 
 @njit(cache=True, nogil=True)
 def overlap(a, b, out):
     """Elementwise overlap; a or b may hold a single sphere that is tested against all."""
-    sa = 1 if len(a.radius) > 1 else 0
-    sb = 1 if len(b.radius) > 1 else 0
-    for i in range(len(out)):
-        out[i] = sphere_overlap(a, i * sa, b, i * sb)
+    _balls_meet(a.center, a.radius, b.center, b.radius, out)
 
 
 @njit(cache=True, nogil=True)
 def contains_points(spheres, points, out):
     """Elementwise closed containment (a point is a ball of radius 0); broadcasts."""
-    ss = 1 if len(spheres.radius) > 1 else 0
-    sp = 1 if len(points) > 1 else 0
-    for i in range(len(out)):
-        out[i] = ball_overlap(
-            spheres.center, i * ss, spheres.radius[i * ss], points, i * sp, 0.0
-        )
+    _balls_meet(spheres.center, spheres.radius, points, _POINT_RADIUS, out)
+
+
+@njit(cache=True, nogil=True)
+def _balls_meet(ca, ra, cb, rb, out):
+    """``out[n]``: whether ball n of (ca, ra) meets ball n of (cb, rb). A set of one ball
+    is tested against all, and a single radius in rb serves every centre in cb."""
+    sa = 1 if len(ca) > 1 else 0
+    sb = 1 if len(cb) > 1 else 0
+    sr = 1 if len(rb) > 1 else 0
+    for n in range(len(out)):
+        out[n] = ball_overlap(ca, n * sa, ra[n * sa], cb, n * sb, rb[n * sr])
 
 
 # -- pairs: sort-and-sweep on one axis -------------------------------------------------
@@ -90,20 +98,10 @@ def overlap_pairs(a, b, lo_a, hi_a, lo_b, hi_b, id_a, id_b):
     return out
 
 
+_sphere_pairs = pairs_where(sphere_overlap, count)
+
+
 @njit(cache=True, nogil=True)
 def overlap_pairs_brute(a, b):
     """Twin of overlap_pairs: every pair tested, count then fill, no sorting."""
-    n = 0
-    for i in range(len(a.radius)):
-        for j in range(len(b.radius)):
-            if sphere_overlap(a, i, b, j):
-                n += 1
-    out = np.empty((2, n), np.intp)
-    n = 0
-    for i in range(len(a.radius)):
-        for j in range(len(b.radius)):
-            if sphere_overlap(a, i, b, j):
-                out[0, n] = i
-                out[1, n] = j
-                n += 1
-    return out
+    return _sphere_pairs(a, b, False)
