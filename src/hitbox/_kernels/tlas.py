@@ -28,8 +28,8 @@ from hitbox._kernels.bvh_ray import WIDEN, box_entry, cast_one, ray_consts
 from hitbox._kernels.closest import (
     NO_FACE,
     box_d2,
+    make_nearest_walk,
     nearest_in_tree,
-    push_nearer,
 )
 from hitbox._kernels.lanes import chunk_span, lane_count
 from hitbox._kernels.pipeline import _to_frame, triangle_box
@@ -240,6 +240,30 @@ def _object_distance(objs, pack, k, px, py, pz, stack, bound, limit):
             trans[k, 2] + R[2, 0] * x + R[2, 1] * y + R[2, 2] * z)  # fmt: skip
 
 
+@njit(inline="always")
+def _objects_in_leaf(args, f, c, px, py, pz, state):
+    """:func:`nearest`'s test of top-level slots [f, f + c): ``args`` (slot_box, prim,
+    objs, pack, stack, bound: scratch of the mesh walks), ``state`` (limit: the best
+    distance squared and widened, best distance, k, face, qx, qy, qz); a tie in
+    distance goes to the lower k."""
+    slot_box, prim, objs, pack, stack, bound = args
+    limit, best_d, best_k, best_f, qx, qy, qz = state
+    for s in range(f, f + c):
+        if box_d2(slot_box, s, px, py, pz) > limit:
+            continue
+        k = prim[s]
+        d, face, x, y, z = _object_distance(objs, pack, k, px, py, pz, stack, bound,
+                                            limit)  # fmt: skip
+        if d < best_d or (d == best_d and (best_k < 0 or k < best_k)):
+            best_d, best_k, best_f = d, k, face
+            qx, qy, qz = x, y, z
+            limit = best_d * best_d * _SQ_WIDEN
+    return limit, best_d, best_k, best_f, qx, qy, qz
+
+
+_nearest_object_walk = make_nearest_walk(_objects_in_leaf)
+
+
 @njit(cache=True, nogil=True, error_model="numpy")
 def nearest(tlas, objs, pack, points, max_distance, out, start, stop):
     """Nearest object to points [start, stop) within ``max_distance`` (inclusive):
@@ -252,38 +276,16 @@ def nearest(tlas, objs, pack, points, max_distance, out, start, stop):
     out_obj, out_d, out_face, out_point = out
     nodes = np.empty(t_depth + 2, np.intp)
     bounds = np.empty(t_depth + 2)
-    stack = np.empty(pack[6] + 2, np.intp)
-    stack_bound = np.empty(pack[6] + 2)
+    leaf_args = (t_slot_box, t_prim, objs, pack, np.empty(pack[6] + 2, np.intp),
+                 np.empty(pack[6] + 2))  # fmt: skip
     for p in range(start, stop):
         px, py, pz = points[p, 0], points[p, 1], points[p, 2]
-        best_d, best_k, best_f = max_distance, -1, -1
-        qx = qy = qz = np.nan
-        limit = best_d * best_d * _SQ_WIDEN
-        top = 0
+        state = (max_distance * max_distance * _SQ_WIDEN, max_distance, -1, -1,
+                 np.nan, np.nan, np.nan)  # fmt: skip
         if len(t_first):
-            nodes[0], bounds[0], top = 0, box_d2(t_box, 0, px, py, pz), 1
-        while top > 0:
-            top -= 1
-            if bounds[top] > limit:
-                continue
-            m = nodes[top]
-            c = t_count[m]
-            f = t_first[m]
-            if c > 0:
-                for s in range(f, f + c):
-                    if box_d2(t_slot_box, s, px, py, pz) > limit:
-                        continue
-                    k = t_prim[s]
-                    d, face, x, y, z = _object_distance(objs, pack, k, px, py, pz, stack,
-                                                        stack_bound, limit)  # fmt: skip
-                    if d < best_d or (d == best_d and (best_k < 0 or k < best_k)):
-                        best_d, best_k, best_f = d, k, face
-                        qx, qy, qz = x, y, z
-                        limit = best_d * best_d * _SQ_WIDEN
-                continue
-            bl = box_d2(t_box, f, px, py, pz)
-            br = box_d2(t_box, f + 1, px, py, pz)
-            top = push_nearer(nodes, bounds, top, f, bl, br, limit)
+            state = _nearest_object_walk(t_box, t_first, t_count, nodes, bounds,
+                                         px, py, pz, leaf_args, state)  # fmt: skip
+        _, best_d, best_k, best_f, qx, qy, qz = state
         out_obj[p], out_face[p] = best_k, best_f
         out_d[p] = best_d if best_k >= 0 else np.inf
         out_point[p, 0], out_point[p, 1], out_point[p, 2] = qx, qy, qz
