@@ -286,8 +286,8 @@ def distance(a, b, pairs=None):
     Keerthi 1988; van den Bergen 2004), the points and direction to about 1e-6.
     Raises ValueError or TypeError naming a bad argument.
     """
-    out, _ = _run(_p.DISTANCE, a, b, pairs)
-    return Distances(out[:, 0].copy(), _c(out[:, 1:4]), _c(out[:, 4:7]))
+    (value, point_a, point_b, _), _ = _run(_p.DISTANCE, a, b, pairs)
+    return Distances(value, point_a, point_b)
 
 
 def intersects(a, b, pairs=None):
@@ -313,9 +313,8 @@ def penetration(a, b, pairs=None):
     capsule axes) the depth is the sum of the radii and the normal is perpendicular to
     that set.
     """
-    out, _ = _run(_p.PENETRATION, a, b, pairs)
-    return Penetrations(out[:, 0].copy(), _c(out[:, 7:10]), _c(out[:, 1:4]),
-                        _c(out[:, 4:7]))  # fmt: skip
+    (depth, point_a, point_b, normal), _ = _run(_p.PENETRATION, a, b, pairs)
+    return Penetrations(depth, normal, point_a, point_b)
 
 
 # -- helpers ------------------------------------------------------------------------------
@@ -326,7 +325,8 @@ def _run(mode, a, b, pairs):
     b = _as_shapes(b, "b")
     ia, ib = v.pair_indices(len(a.kind), len(b.kind), pairs, "shapes")
     n = len(ia)
-    out = np.zeros((n, 10))
+    # every pair writes its row of all four (INTERSECTS too, which returns hit alone)
+    out = (np.empty(n), np.empty((n, 3)), np.empty((n, 3)), np.empty((n, 3)))
     hit = np.zeros(n, np.bool_)
     if n:
         kernel = _k.query_parallel if n >= _PARALLEL_MIN else _k.query

@@ -11,9 +11,10 @@ segment core. GJK and EPA work on the cores and add the radii afterwards, which 
 (the Minkowski sum with a ball moves every support point by ``radius`` along the
 direction). Closed forms take the whole shapes.
 
-Every pair routine writes one row ``out[k]``: ``[value, point_a (3), point_b (3),
-normal (3)]`` and ``hit[k]``, in the pair's own order; see :mod:`hitbox._kernels.convex_pairs`
-for what ``value`` means in each mode.
+Every pair routine writes row k of ``out = (value (n,), point_a (n, 3), point_b (n, 3),
+normal (n, 3))`` and ``hit[k]``, in the pair's own order; see
+:mod:`hitbox._kernels.convex_pairs` for what ``value`` means in each mode. Four arrays,
+not one (n, 10) table: each is what the caller returns, with no copy out of a table.
 """
 
 import math
@@ -99,19 +100,21 @@ def scale(sa, i, sb, j):
 
 @njit(inline="always")
 def write(out, hit, k, value, ax, ay, az, bx, by, bz, nx, ny, nz, is_hit):
-    out[k, 0] = value
-    out[k, 1], out[k, 2], out[k, 3] = ax, ay, az
-    out[k, 4], out[k, 5], out[k, 6] = bx, by, bz
-    out[k, 7], out[k, 8], out[k, 9] = nx, ny, nz
+    pa, pb, nrm = out[1], out[2], out[3]
+    out[0][k] = value
+    pa[k, 0], pa[k, 1], pa[k, 2] = ax, ay, az
+    pb[k, 0], pb[k, 1], pb[k, 2] = bx, by, bz
+    nrm[k, 0], nrm[k, 1], nrm[k, 2] = nx, ny, nz
     hit[k] = is_hit
 
 
 @njit(inline="always")
 def flip(out, k):
     """Turn row k from the (B, A) order into (A, B): swap the points, negate the normal."""
+    pa, pb, nrm = out[1], out[2], out[3]
     for c in range(3):
-        out[k, 1 + c], out[k, 4 + c] = out[k, 4 + c], out[k, 1 + c]
-        out[k, 7 + c] = -out[k, 7 + c]
+        pa[k, c], pb[k, c] = pb[k, c], pa[k, c]
+        nrm[k, c] = -nrm[k, c]
 
 
 @njit(inline="always")
@@ -124,8 +127,8 @@ def finish_rounded(mode, out, hit, k, d, ax, ay, az, bx, by, bz, nx, ny, nz, ra,
     if mode == PENETRATION:
         write(out, hit, k, -gap, ax + ra * nx, ay + ra * ny, az + ra * nz,
               bx - rb * nx, by - rb * ny, bz - rb * nz, nx, ny, nz, touching)  # fmt: skip
-        if touching and out[k, 0] < 0.0:
-            out[k, 0] = 0.0
+        if touching and out[0][k] < 0.0:
+            out[0][k] = 0.0
     elif touching:  # a common point: within ra of a and rb of b
         w = ra / (ra + rb) if ra + rb > 0.0 else 0.5
         px, py, pz = ax + w * (bx - ax), ay + w * (by - ay), az + w * (bz - az)
