@@ -167,6 +167,43 @@ def _split_middle(centres, order, lo, hi, nb, cb):
     return _median_split(centres, order, lo, hi, cb)
 
 
+# -- open nodes: the top-down builders' explicit stack -----------------------------------
+
+
+@njit
+def push_open(stack, top, m, lo, hi, d):
+    """Push node m, over slots [lo, hi) at depth d, onto the (rows, 4) stack of nodes
+    still to place; the new top."""
+    stack[top, 0], stack[top, 1], stack[top, 2], stack[top, 3] = m, lo, hi, d
+    return top + 1
+
+
+@njit
+def next_to_split(stack, top, node_first, node_count, leaf_size, max_depth, depth):
+    """Pop open nodes, making a leaf of each that the leaf rule takes, until one to
+    split: (top, m, lo, hi, d, depth), top -1 once none is left; ``depth``: the deepest
+    leaf so far."""
+    while top > 0:
+        top -= 1
+        m, lo, hi, d = stack[top, 0], stack[top, 1], stack[top, 2], stack[top, 3]
+        if hi - lo > leaf_size and d < max_depth:
+            return top, m, lo, hi, d, depth
+        node_first[m] = lo
+        node_count[m] = hi - lo
+        depth = max(depth, d)
+    return -1, 0, 0, 0, 0, depth
+
+
+@njit
+def split_open(stack, top, node_first, node_count, m, left, lo, mid, hi, d):
+    """Make node m inner, with children left and left + 1 over slots [lo, mid) and
+    [mid, hi), and push them, the left one on top; the new top."""
+    node_first[m] = left
+    node_count[m] = 0
+    top = push_open(stack, top, left + 1, mid, hi, d + 1)
+    return push_open(stack, top, left, lo, mid, d + 1)
+
+
 # -- the seed's top-down builder ---------------------------------------------------------
 
 
@@ -183,42 +220,22 @@ def build_median(boxes, centres, leaf_size, max_depth):
     node_count = np.empty(m_max, np.intp)
     if n == 0:
         return node_first, node_count, order, 0
-    cap = min(max_depth, n) + 2
-    st_node = np.empty(cap, np.intp)
-    st_lo = np.empty(cap, np.intp)
-    st_hi = np.empty(cap, np.intp)
-    st_depth = np.empty(cap, np.intp)
+    stack = np.empty((min(max_depth, n) + 2, 4), np.intp)
     nb = np.empty((2, 3))
     cb = np.empty((2, 3))
-    st_node[0], st_lo[0], st_hi[0], st_depth[0] = 0, 0, n, 0
-    top = 1
+    top = push_open(stack, 0, 0, 0, n, 0)
     n_nodes = 1
     depth = 0
-    while top > 0:
-        top -= 1
-        m = st_node[top]
-        lo = st_lo[top]
-        hi = st_hi[top]
-        d = st_depth[top]
-        if hi - lo <= leaf_size or d >= max_depth:
-            node_first[m] = lo
-            node_count[m] = hi - lo
-            depth = max(depth, d)
-            continue
+    while True:
+        top, m, lo, hi, d, depth = next_to_split(
+            stack, top, node_first, node_count, leaf_size, max_depth, depth
+        )
+        if top < 0:
+            break
         _range_bounds(boxes, centres, order, lo, hi, nb, cb)
         mid = _split_middle(centres, order, lo, hi, nb, cb)
-        left = n_nodes
+        top = split_open(stack, top, node_first, node_count, m, n_nodes, lo, mid, hi, d)
         n_nodes += 2
-        node_first[m] = left
-        node_count[m] = 0
-        st_node[top], st_lo[top], st_hi[top], st_depth[top] = left + 1, mid, hi, d + 1
-        st_node[top + 1], st_lo[top + 1], st_hi[top + 1], st_depth[top + 1] = (
-            left,
-            lo,
-            mid,
-            d + 1,
-        )
-        top += 2
     return node_first[:n_nodes].copy(), node_count[:n_nodes].copy(), order, depth
 
 

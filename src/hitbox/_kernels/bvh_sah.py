@@ -12,7 +12,13 @@ whatever the number of threads.
 import numpy as np
 from numba import njit, prange
 
-from hitbox._kernels.bvh_build import _half_area, framed_bounds
+from hitbox._kernels.bvh_build import (
+    _half_area,
+    framed_bounds,
+    next_to_split,
+    push_open,
+    split_open,
+)
 from hitbox._kernels.covariance import eigvecs_sym3, moment_sums
 
 #: Subtrees of at most this many primitives (or N/32, if larger) are built as tasks.
@@ -133,33 +139,23 @@ def _sah_split(
     with ``oriented`` they are recomputed per node in its frame from ``pts``.
     Returns (n_nodes, depth, n_tasks)."""
     frame = np.empty((3, 3))
-    cap = min(max_depth, hi0 - lo0) + 2
-    st_node = np.empty(cap, np.intp)
-    st_lo = np.empty(cap, np.intp)
-    st_hi = np.empty(cap, np.intp)
-    st_depth = np.empty(cap, np.intp)
+    stack = np.empty((min(max_depth, hi0 - lo0) + 2, 4), np.intp)
     bin_count = np.zeros((3, n_bins), np.intp)
     bin_box = np.empty((3, n_bins, 2, 3))
     right_area = np.empty(n_bins)
     acc = np.empty((2, 3))
     cb = np.empty((2, 3))
     scale = np.empty(3)
-    st_node[0], st_lo[0], st_hi[0], st_depth[0] = root, lo0, hi0, d0
-    top = 1
+    top = push_open(stack, 0, root, lo0, hi0, d0)
     depth = d0
     n_tasks = 0
-    while top > 0:
-        top -= 1
-        m = st_node[top]
-        lo = st_lo[top]
-        hi = st_hi[top]
-        d = st_depth[top]
+    while True:
+        top, m, lo, hi, d, depth = next_to_split(
+            stack, top, node_first, node_count, leaf_size, max_depth, depth
+        )
+        if top < 0:
+            break
         cnt = hi - lo
-        if cnt <= leaf_size or d >= max_depth:
-            node_first[m] = lo
-            node_count[m] = cnt
-            depth = max(depth, d)
-            continue
         if cnt <= task_min:
             tasks[n_tasks, 0], tasks[n_tasks, 1] = m, lo
             tasks[n_tasks, 2], tasks[n_tasks, 3] = hi, d
@@ -195,14 +191,8 @@ def _sah_split(
                     j -= 1
             if lo < i < hi:
                 mid = i
-        left = n_nodes
+        top = split_open(stack, top, node_first, node_count, m, n_nodes, lo, mid, hi, d)
         n_nodes += 2
-        node_first[m] = left
-        node_count[m] = 0
-        st_node[top], st_lo[top], st_hi[top], st_depth[top] = left + 1, mid, hi, d + 1
-        top += 1
-        st_node[top], st_lo[top], st_hi[top], st_depth[top] = left, lo, mid, d + 1
-        top += 1
     return n_nodes, depth, n_tasks
 
 
