@@ -41,7 +41,7 @@ PENETRATION = 2
 TOUCH = 1e-12
 
 
-@njit(cache=True, nogil=True)
+@njit(inline="always")
 def support(s, i, dx, dy, dz):
     """World support point of shape ``i``'s core (radius left out) along (dx, dy, dz)."""
     r = s.rot
