@@ -148,6 +148,15 @@ def aabb_kdop(boxes, i, kd, j, axes):
 # -- k-DOP vs OBB ----------------------------------------------------------------------
 
 
+@njit(inline="always")
+def slab_at(kd, j, axes, k, cx, cy, cz):
+    """Slab k of k-DOP j: (lo, hi, its direction a, and a . c for the point c)."""
+    ax = axes[k, 0]
+    ay = axes[k, 1]
+    az = axes[k, 2]
+    return kd[j, 0, k], kd[j, 1, k], ax, ay, az, ax * cx + ay * cy + az * cz
+
+
 @njit(inline="always")  # see mixed._test_typed
 def kdop_obb(kd, i, o, j, axes):
     """k-DOP i against OBB j: conservative, two substitutions that each hold the original.
@@ -164,14 +173,9 @@ def kdop_obb(kd, i, o, j, axes):
     cy = o.center[j, 1]
     cz = o.center[j, 2]
     for k in range(axes.shape[0]):
-        lo = kd[i, 0, k]
-        hi = kd[i, 1, k]
+        lo, hi, ax, ay, az, p = slab_at(kd, i, axes, k, cx, cy, cz)
         if lo > hi:
             return False
-        ax = axes[k, 0]
-        ay = axes[k, 1]
-        az = axes[k, 2]
-        p = ax * cx + ay * cy + az * cz
         ext = 0.0
         for n in range(3):
             u = ax * o.rot[j, 0, n] + ay * o.rot[j, 1, n] + az * o.rot[j, 2, n]

@@ -12,6 +12,7 @@ import numpy as np
 from numba import njit
 
 from hitbox._kernels.sphere_overlap import ball_overlap
+from hitbox._kernels.vec3 import dot, planes_meet
 
 # A fitted point must pass the test against a radius shrunk by 2**-46 (and by 2**-1070,
 # for subnormal radii): the rounded test errs by at most (D + 3) ulps, far less, so such a
@@ -394,35 +395,17 @@ def _circumcenter3(q, i0, i1, i2, c):
 
 @njit(cache=True, nogil=True)
 def _circumcenter4(q, i0, i1, i2, i3, c):
-    """Centre of the sphere through four points in 3D: with a, b, d relative to q0,
-    x = (|a|^2 b x d + |b|^2 d x a + |d|^2 a x b) / (2 a . (b x d)). False if coplanar."""
-    a0 = q[i1, 0] - q[i0, 0]
-    a1 = q[i1, 1] - q[i0, 1]
-    a2 = q[i1, 2] - q[i0, 2]
-    b0 = q[i2, 0] - q[i0, 0]
-    b1 = q[i2, 1] - q[i0, 1]
-    b2 = q[i2, 2] - q[i0, 2]
-    d0 = q[i3, 0] - q[i0, 0]
-    d1 = q[i3, 1] - q[i0, 1]
-    d2 = q[i3, 2] - q[i0, 2]
-    bd0 = b1 * d2 - b2 * d1
-    bd1 = b2 * d0 - b0 * d2
-    bd2 = b0 * d1 - b1 * d0
-    da0 = d1 * a2 - d2 * a1
-    da1 = d2 * a0 - d0 * a2
-    da2 = d0 * a1 - d1 * a0
-    ab0 = a1 * b2 - a2 * b1
-    ab1 = a2 * b0 - a0 * b2
-    ab2 = a0 * b1 - a1 * b0
-    den = 2.0 * (a0 * bd0 + a1 * bd1 + a2 * bd2)
-    if den == 0.0:
+    """Centre of the sphere through four points in 3D: with a, b, d relative to q0, the
+    point x with 2 a . x = |a|^2 and likewise for b and d. False if coplanar."""
+    a = (q[i1, 0] - q[i0, 0], q[i1, 1] - q[i0, 1], q[i1, 2] - q[i0, 2])
+    b = (q[i2, 0] - q[i0, 0], q[i2, 1] - q[i0, 1], q[i2, 2] - q[i0, 2])
+    d = (q[i3, 0] - q[i0, 0], q[i3, 1] - q[i0, 1], q[i3, 2] - q[i0, 2])
+    x, y, z, det = planes_meet(a, b, d, 0.5 * dot(a, a), 0.5 * dot(b, b), 0.5 * dot(d, d))
+    if det == 0.0:
         return False
-    aa = a0 * a0 + a1 * a1 + a2 * a2
-    bb = b0 * b0 + b1 * b1 + b2 * b2
-    dd = d0 * d0 + d1 * d1 + d2 * d2
-    c[0] = q[i0, 0] + (aa * bd0 + bb * da0 + dd * ab0) / den
-    c[1] = q[i0, 1] + (aa * bd1 + bb * da1 + dd * ab1) / den
-    c[2] = q[i0, 2] + (aa * bd2 + bb * da2 + dd * ab2) / den
+    c[0] = q[i0, 0] + x
+    c[1] = q[i0, 1] + y
+    c[2] = q[i0, 2] + z
     return abs(c[0]) < np.inf and abs(c[1]) < np.inf and abs(c[2]) < np.inf
 
 

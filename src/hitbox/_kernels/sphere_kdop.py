@@ -12,8 +12,9 @@ import math
 import numpy as np
 from numba import njit
 
-from hitbox._kernels.box_sat import REL_TOL
+from hitbox._kernels.box_sat import REL_TOL, slab_at
 from hitbox._kernels.sphere_box import within
+from hitbox._kernels.vec3 import planes_meet
 
 
 @njit(inline="always")
@@ -31,14 +32,25 @@ def _plane(kd, j, axes, pl, cx, cy, cz):
     """Bounding plane ``pl`` of k-DOP j (slab pl % S; pl // S: 0 lo, 1 hi) as an outward
     normal n and a bound b with the centre c moved to the origin: n . (x - c) <= b."""
     ns = axes.shape[0]
-    k = pl % ns
-    ax = axes[k, 0]
-    ay = axes[k, 1]
-    az = axes[k, 2]
-    p = ax * cx + ay * cy + az * cz
+    lo, hi, ax, ay, az, p = slab_at(kd, j, axes, pl % ns, cx, cy, cz)
     if pl >= ns:
-        return ax, ay, az, kd[j, 1, k] - p
-    return -ax, -ay, -az, p - kd[j, 0, k]
+        return ax, ay, az, hi - p
+    return -ax, -ay, -az, p - lo
+
+
+@njit(inline="always")
+def _plane_at(kd, j, axes, pl):
+    """Bounding plane ``pl`` of k-DOP j (as for :func:`_plane`) as ``a . x = d``: the
+    slab's direction a and its lo or hi bound d."""
+    ns = axes.shape[0]
+    k = pl % ns
+    return axes[k, 0], axes[k, 1], axes[k, 2], kd[j, pl // ns, k]
+
+
+@njit(inline="always")
+def _reaches(kd, j, axes, x, y, z, cx, cy, cz, rt, tol):
+    """Does the point (x, y, z) lie in k-DOP j (to tol) and within rt of the centre?"""
+    return _kdop_holds(kd, j, axes, x, y, z, tol) and within(x - cx, y - cy, z - cz, rt)
 
 
 @njit(cache=True, nogil=True)
@@ -230,14 +242,9 @@ def sphere_kdop(s, i, kd, j, axes):
     kmag = 0.0
     inside = True
     for k in range(ns):
-        lo = kd[j, 0, k]
-        hi = kd[j, 1, k]
+        lo, hi, ax, ay, az, p = slab_at(kd, j, axes, k, cx, cy, cz)
         if lo > hi:
             return False
-        ax = axes[k, 0]
-        ay = axes[k, 1]
-        az = axes[k, 2]
-        p = ax * cx + ay * cy + az * cz
         norm = math.sqrt(ax * ax + ay * ay + az * az)
         if p < lo:
             if (lo - p) / norm > r:
@@ -282,28 +289,20 @@ def _enumerate(kd, j, axes, cx, cy, cz, r, tol):
     """
     ns = axes.shape[0]
     rt = r + tol
-    # Planes (slab k, side 0 lo / 1 hi) within r of the centre, as a bit mask.
+    # Planes (slab k, side 0 lo / 1 hi) within r of the centre.
     n_planes = 2 * ns
-    near = 0
+    near = np.empty(n_planes, np.intp)
+    m = 0
     for pl in range(n_planes):
-        k = pl % ns
-        d = kd[j, pl // ns, k]
+        ax, ay, az, d = _plane_at(kd, j, axes, pl)
         if not math.isfinite(d):
             continue
-        ax = axes[k, 0]
-        ay = axes[k, 1]
-        az = axes[k, 2]
         norm = math.sqrt(ax * ax + ay * ay + az * az)
         if abs(ax * cx + ay * cy + az * cz - d) / norm <= rt:
-            near |= 1 << pl
-    for p in range(n_planes):
-        if not (near >> p) & 1:
-            continue
-        kp = p % ns
-        ax = axes[kp, 0]
-        ay = axes[kp, 1]
-        az = axes[kp, 2]
-        dp = kd[j, p // ns, kp]
+            near[m] = pl
+            m += 1
+    for p in range(m):
+        ax, ay, az, dp = _plane_at(kd, j, axes, near[p])
         aa = ax * ax + ay * ay + az * az
         ea = ax * cx + ay * cy + az * cz - dp
         # Face: projection onto plane p.
@@ -311,17 +310,10 @@ def _enumerate(kd, j, axes, cx, cy, cz, r, tol):
         x = cx - lam * ax
         y = cy - lam * ay
         z = cz - lam * az
-        if _kdop_holds(kd, j, axes, x, y, z, tol):
-            if within(x - cx, y - cy, z - cz, rt):
-                return True
-        for q in range(p + 1, n_planes):
-            if not (near >> q) & 1:
-                continue
-            kq = q % ns
-            bx = axes[kq, 0]
-            by = axes[kq, 1]
-            bz = axes[kq, 2]
-            dq = kd[j, q // ns, kq]
+        if _reaches(kd, j, axes, x, y, z, cx, cy, cz, rt, tol):
+            return True
+        for q in range(p + 1, m):
+            bx, by, bz, dq = _plane_at(kd, j, axes, near[q])
             ab = ax * bx + ay * by + az * bz
             bb = bx * bx + by * by + bz * bz
             det = aa * bb - ab * ab
@@ -334,34 +326,16 @@ def _enumerate(kd, j, axes, cx, cy, cz, r, tol):
             x = cx - l1 * ax - l2 * bx
             y = cy - l1 * ay - l2 * by
             z = cz - l1 * az - l2 * bz
-            if _kdop_holds(kd, j, axes, x, y, z, tol):
-                if within(x - cx, y - cy, z - cz, rt):
+            if _reaches(kd, j, axes, x, y, z, cx, cy, cz, rt, tol):
+                return True
+            for w in range(q + 1, m):
+                gx, gy, gz, dw = _plane_at(kd, j, axes, near[w])
+                # Vertex: the three planes' common point.
+                x, y, z, det3 = planes_meet(
+                    (ax, ay, az), (bx, by, bz), (gx, gy, gz), dp, dq, dw
+                )
+                if abs(det3) < 0.5:  # integer directions: 0 unless independent
+                    continue
+                if _reaches(kd, j, axes, x, y, z, cx, cy, cz, rt, tol):
                     return True
-            for w in range(q + 1, n_planes):
-                if not (near >> w) & 1:
-                    continue
-                kw = w % ns
-                gx = axes[kw, 0]
-                gy = axes[kw, 1]
-                gz = axes[kw, 2]
-                dw = kd[j, w // ns, kw]
-                # Vertex: the three planes' common point, by Cramer's rule.
-                c0x = by * gz - bz * gy
-                c0y = bz * gx - bx * gz
-                c0z = bx * gy - by * gx
-                det3 = ax * c0x + ay * c0y + az * c0z
-                if abs(det3) < 0.5:
-                    continue
-                c1x = gy * az - gz * ay
-                c1y = gz * ax - gx * az
-                c1z = gx * ay - gy * ax
-                c2x = ay * bz - az * by
-                c2y = az * bx - ax * bz
-                c2z = ax * by - ay * bx
-                x = (dp * c0x + dq * c1x + dw * c2x) / det3
-                y = (dp * c0y + dq * c1y + dw * c2y) / det3
-                z = (dp * c0z + dq * c1z + dw * c2z) / det3
-                if _kdop_holds(kd, j, axes, x, y, z, tol):
-                    if within(x - cx, y - cy, z - cz, rt):
-                        return True
     return False
