@@ -29,6 +29,12 @@ def moment_sums(pts, lo, hi, o0, o1, o2):
 
 
 @njit
+def _scaled(s, x00, x01, x02, x11, x12, x22):
+    """The six entries of a symmetric 3x3 matrix, times s."""
+    return x00 * s, x01 * s, x02 * s, x11 * s, x12 * s, x22 * s
+
+
+@njit
 def _unit_cross(a0, a1, a2, b0, b1, b2):
     c0 = a1 * b2 - a2 * b1
     c1 = a2 * b0 - a0 * b2
@@ -77,13 +83,7 @@ def eigvecs_sym3(a00, a01, a02, a11, a12, a22, v):
     )
     if scale == 0.0:
         return
-    inv_scale = 1.0 / scale
-    b00 = a00 * inv_scale
-    b01 = a01 * inv_scale
-    b02 = a02 * inv_scale
-    b11 = a11 * inv_scale
-    b12 = a12 * inv_scale
-    b22 = a22 * inv_scale
+    b00, b01, b02, b11, b12, b22 = _scaled(1.0 / scale, a00, a01, a02, a11, a12, a22)
     off = b01 * b01 + b02 * b02 + b12 * b12
     if off == 0.0:  # diagonal: the world axes
         return
@@ -94,13 +94,7 @@ def eigvecs_sym3(a00, a01, a02, a11, a12, a22, v):
     p = np.sqrt((c00 * c00 + c11 * c11 + c22 * c22 + 2.0 * off) / 6.0)
     if not p > 0.0:
         return
-    inv_p = 1.0 / p
-    d00 = c00 * inv_p
-    d11 = c11 * inv_p
-    d22 = c22 * inv_p
-    d01 = b01 * inv_p
-    d02 = b02 * inv_p
-    d12 = b12 * inv_p
+    d00, d01, d02, d11, d12, d22 = _scaled(1.0 / p, c00, b01, b02, c11, b12, c22)
     half_det = 0.5 * (
         d00 * (d11 * d22 - d12 * d12)
         - d01 * (d01 * d22 - d12 * d02)
