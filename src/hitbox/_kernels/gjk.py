@@ -67,26 +67,17 @@ def _triangle(ws, p, q, r):
     """Weights (of p, q, r) of the origin's closest point on triangle pqr."""
     abx, aby, abz = ws[q, 0] - ws[p, 0], ws[q, 1] - ws[p, 1], ws[q, 2] - ws[p, 2]
     acx, acy, acz = ws[r, 0] - ws[p, 0], ws[r, 1] - ws[p, 1], ws[r, 2] - ws[p, 2]
-    d1 = -_dot(ws, p, abx, aby, abz)
-    d2 = -_dot(ws, p, acx, acy, acz)
+    d1, d2 = _toward(ws, p, abx, aby, abz, acx, acy, acz)
     if d1 <= 0.0 and d2 <= 0.0:
         return 1.0, 0.0, 0.0
-    d3 = -_dot(ws, q, abx, aby, abz)
-    d4 = -_dot(ws, q, acx, acy, acz)
-    if d3 >= 0.0 and d4 <= d3:
-        return 0.0, 1.0, 0.0
-    vc = d1 * d4 - d3 * d2
-    if vc <= 0.0 and d1 >= 0.0 and d3 <= 0.0:
-        t = d1 / (d1 - d3)
-        return 1.0 - t, t, 0.0
-    d5 = -_dot(ws, r, abx, aby, abz)
-    d6 = -_dot(ws, r, acx, acy, acz)
-    if d6 >= 0.0 and d5 <= d6:
-        return 0.0, 0.0, 1.0
-    vb = d5 * d2 - d1 * d6
-    if vb <= 0.0 and d2 >= 0.0 and d6 <= 0.0:
-        t = d2 / (d2 - d6)
-        return 1.0 - t, 0.0, t
+    d3, d4 = _toward(ws, q, abx, aby, abz, acx, acy, acz)
+    hit, wp, wq, vc = _vertex_or_edge(d1, d2, d3, d4)
+    if hit:
+        return wp, wq, 0.0
+    d5, d6 = _toward(ws, r, abx, aby, abz, acx, acy, acz)
+    hit, wp, wr, vb = _vertex_or_edge(d2, d1, d6, d5)
+    if hit:
+        return wp, 0.0, wr
     va = d3 * d6 - d5 * d4
     if va <= 0.0 and d4 - d3 >= 0.0 and d5 - d6 >= 0.0:
         t = (d4 - d3) / ((d4 - d3) + (d5 - d6))
@@ -109,6 +100,27 @@ def _triangle(ws, p, q, r):
             wq = u if s == q else (w if t == q else 0.0)
             wr = u if s == r else (w if t == r else 0.0)
     return wp, wq, wr
+
+
+@njit(cache=True, nogil=True)
+def _toward(ws, p, abx, aby, abz, acx, acy, acz):
+    """How far the origin lies from point p along ab and along ac: (-p . ab, -p . ac)."""
+    return -_dot(ws, p, abx, aby, abz), -_dot(ws, p, acx, acy, acz)
+
+
+@njit(cache=True, nogil=True)
+def _vertex_or_edge(a_own, a_other, x_own, x_other):
+    """Vertex X of triangle A X Y, then edge AX, as regions of the origin (RTCD 5.1.5),
+    from :func:`_toward` of A and of X along AX ("own") and AY ("other"). Returns (hit,
+    weight of A, weight of X, v): hit when the closest point is X or on AX; v, the
+    barycentric numerator of Y, is what the face region needs when not."""
+    if x_own >= 0.0 and x_other <= x_own:
+        return True, 0.0, 1.0, 0.0
+    v = a_own * x_other - x_own * a_other
+    if v <= 0.0 and a_own >= 0.0 and x_own <= 0.0:
+        t = a_own / (a_own - x_own)
+        return True, 1.0 - t, t, v
+    return False, 0.0, 0.0, v
 
 
 @njit(cache=True, nogil=True)
