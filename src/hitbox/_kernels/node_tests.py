@@ -157,37 +157,19 @@ def _obb_xf(a, i, b, j, rot, trans, turned, widen, slack):
         return False
     B, A = b.rot, a.rot
     # m = rot @ B[j]: b's axes (columns) in a's model frame
-    m00 = rot[0, 0] * B[j, 0, 0] + rot[0, 1] * B[j, 1, 0] + rot[0, 2] * B[j, 2, 0]
-    m10 = rot[1, 0] * B[j, 0, 0] + rot[1, 1] * B[j, 1, 0] + rot[1, 2] * B[j, 2, 0]
-    m20 = rot[2, 0] * B[j, 0, 0] + rot[2, 1] * B[j, 1, 0] + rot[2, 2] * B[j, 2, 0]
-    m01 = rot[0, 0] * B[j, 0, 1] + rot[0, 1] * B[j, 1, 1] + rot[0, 2] * B[j, 2, 1]
-    m11 = rot[1, 0] * B[j, 0, 1] + rot[1, 1] * B[j, 1, 1] + rot[1, 2] * B[j, 2, 1]
-    m21 = rot[2, 0] * B[j, 0, 1] + rot[2, 1] * B[j, 1, 1] + rot[2, 2] * B[j, 2, 1]
-    m02 = rot[0, 0] * B[j, 0, 2] + rot[0, 1] * B[j, 1, 2] + rot[0, 2] * B[j, 2, 2]
-    m12 = rot[1, 0] * B[j, 0, 2] + rot[1, 1] * B[j, 1, 2] + rot[1, 2] * B[j, 2, 2]
-    m22 = rot[2, 0] * B[j, 0, 2] + rot[2, 1] * B[j, 1, 2] + rot[2, 2] * B[j, 2, 2]
-    c0, c1, c2 = b.center[j, 0], b.center[j, 1], b.center[j, 2]
-    p0, p1, p2 = a.center[i, 0], a.center[i, 1], a.center[i, 2]
-    d0 = trans[0] + (rot[0, 0] * c0 + rot[0, 1] * c1 + rot[0, 2] * c2) - p0
-    d1 = trans[1] + (rot[1, 0] * c0 + rot[1, 1] * c1 + rot[1, 2] * c2) - p1
-    d2 = trans[2] + (rot[2, 0] * c0 + rot[2, 1] * c1 + rot[2, 2] * c2) - p2
+    m00, m10, m20 = _times(rot, B[j, 0, 0], B[j, 1, 0], B[j, 2, 0])
+    m01, m11, m21 = _times(rot, B[j, 0, 1], B[j, 1, 1], B[j, 2, 1])
+    m02, m12, m22 = _times(rot, B[j, 0, 2], B[j, 1, 2], B[j, 2, 2])
+    mc0, mc1, mc2 = _times(rot, b.center[j, 0], b.center[j, 1], b.center[j, 2])
+    d0 = trans[0] + mc0 - a.center[i, 0]
+    d1 = trans[1] + mc1 - a.center[i, 1]
+    d2 = trans[2] + mc2 - a.center[i, 2]
     s = slack + widen * (hb0 + hb1 + hb2)
-    # a's axes are the columns of A[i]: t = A^T d, R = A^T m
-    a00, a10, a20 = A[i, 0, 0], A[i, 1, 0], A[i, 2, 0]
-    a01, a11, a21 = A[i, 0, 1], A[i, 1, 1], A[i, 2, 1]
-    a02, a12, a22 = A[i, 0, 2], A[i, 1, 2], A[i, 2, 2]
-    t0 = a00 * d0 + a10 * d1 + a20 * d2
-    t1 = a01 * d0 + a11 * d1 + a21 * d2
-    t2 = a02 * d0 + a12 * d1 + a22 * d2
-    r00 = a00 * m00 + a10 * m10 + a20 * m20
-    r01 = a00 * m01 + a10 * m11 + a20 * m21
-    r02 = a00 * m02 + a10 * m12 + a20 * m22
-    r10 = a01 * m00 + a11 * m10 + a21 * m20
-    r11 = a01 * m01 + a11 * m11 + a21 * m21
-    r12 = a01 * m02 + a11 * m12 + a21 * m22
-    r20 = a02 * m00 + a12 * m10 + a22 * m20
-    r21 = a02 * m01 + a12 * m11 + a22 * m21
-    r22 = a02 * m02 + a12 * m12 + a22 * m22
+    # a's axes are the columns of A[i]: t = A^T d, R = A^T m (column by column)
+    t0, t1, t2 = _times_t(A, i, d0, d1, d2)
+    r00, r10, r20 = _times_t(A, i, m00, m10, m20)
+    r01, r11, r21 = _times_t(A, i, m01, m11, m21)
+    r02, r12, r22 = _times_t(A, i, m02, m12, m22)
     e = 1e-12
     q00, q01, q02 = abs(r00) + e, abs(r01) + e, abs(r02) + e
     q10, q11, q12 = abs(r10) + e, abs(r11) + e, abs(r12) + e
@@ -203,6 +185,26 @@ def _obb_xf(a, i, b, j, rot, trans, turned, widen, slack):
         q00, q01, q02, q10, q11, q12, q20, q21, q22,
         ha0, ha1, ha2, hb0, hb1, hb2, s,
     )  # fmt: skip
+
+
+@njit(inline="always")
+def _times(m, x0, x1, x2):
+    """``m @ x`` for a 3x3 m."""
+    return (
+        m[0, 0] * x0 + m[0, 1] * x1 + m[0, 2] * x2,
+        m[1, 0] * x0 + m[1, 1] * x1 + m[1, 2] * x2,
+        m[2, 0] * x0 + m[2, 1] * x1 + m[2, 2] * x2,
+    )
+
+
+@njit(inline="always")
+def _times_t(m, i, x0, x1, x2):
+    """``m[i].T @ x``: x against each column of m[i]."""
+    return (
+        m[i, 0, 0] * x0 + m[i, 1, 0] * x1 + m[i, 2, 0] * x2,
+        m[i, 0, 1] * x0 + m[i, 1, 1] * x1 + m[i, 2, 1] * x2,
+        m[i, 0, 2] * x0 + m[i, 1, 2] * x1 + m[i, 2, 2] * x2,
+    )
 
 
 @njit(inline="always")

@@ -81,9 +81,10 @@ def sat_apart(t, r, ha, hb, eps, grow, slack):
     written through R by the cofactor identities. A NaN never separates.
     From Real-Time Collision Detection (Ericson 2005) §4.4.1 p101, after Gottschalk 1996.
 
-    Each test is written once, for axis 0 of a (or b): turning a's frame (x, y, z) to
-    (y, z, x) brings the next axis there. Every index stays a constant, which keeps
-    the tuples in registers (indexed by a loop counter, they cost about 40 % more).
+    Each test is written once, for axis 0: cycling a's axes (t, ha and the rows of R)
+    or b's (hb and the columns of R) one step brings the next axis there. Every index
+    stays a constant, which keeps the tuples in registers (indexed by a loop counter,
+    they cost about 40 % more).
     """
     q = (_abs_eps(r[0], eps), _abs_eps(r[1], eps), _abs_eps(r[2], eps))
     for _ in range(3):  # a's face normals

@@ -12,7 +12,6 @@ from hitbox._kernels.brute import pairs_where
 from hitbox._kernels.bv import count
 from hitbox._kernels.sphere_overlap import ball_overlap, sphere_overlap
 
-
 _POINT_RADIUS = np.zeros(1)  # a point is a ball of radius 0
 
 
