@@ -166,7 +166,8 @@ def _normalize(pts, mid, q):
     h = 0.0
     for k in range(dim):
         lo, hi = _axis_range(pts, k)
-        mid[k] = 0.5 * lo + 0.5 * hi
+        # lo when equal: halving an odd subnormal would move the centre off the point
+        mid[k] = lo if lo == hi else 0.5 * lo + 0.5 * hi
         h = max(h, 0.5 * hi - 0.5 * lo)
     if h == 0.0:
         return 0, 0.0
