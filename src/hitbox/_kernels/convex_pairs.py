@@ -85,7 +85,7 @@ def pair(mode, sa, i, sb, j, ws, out, hit, k):
     general(mode, sa, i, sb, j, ws, out, hit, k, sc)
 
 
-@njit(cache=True, nogil=True)
+@njit(inline="always")
 def general(mode, sa, i, sb, j, ws, out, hit, k, sc):
     """Any two bounded shapes: GJK on the cores, EPA where the cores overlap, the radii
     added after."""

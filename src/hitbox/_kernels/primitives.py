@@ -76,11 +76,15 @@ def support(s, i, dx, dy, dz):
         v = s.vertices
         f = s.first[i]
         best = -np.inf
+        top = f
+        # only the index is carried through the loop: carrying the three coordinates
+        # kept it several times slower (see benchmarks/README.md)
         for m in range(f, f + s.count[i]):
             d = v[m, 0] * lx + v[m, 1] * ly + v[m, 2] * lz
             if d > best:
                 best = d
-                px, py, pz = v[m, 0], v[m, 1], v[m, 2]
+                top = m
+        px, py, pz = v[top, 0], v[top, 1], v[top, 2]
     t = s.trans
     return (
         t[i, 0] + r[i, 0, 0] * px + r[i, 0, 1] * py + r[i, 0, 2] * pz,
