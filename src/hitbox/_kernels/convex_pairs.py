@@ -1,10 +1,10 @@
 """Batched convex pair queries: each pair to its closed form, or GJK and EPA.
 
-``out (n, 10)`` rows hold ``[value, point_a (3), point_b (3), normal (3)]`` and
-``hit (n,)`` whether the pair touches or overlaps. ``value`` is the distance (mode
-DISTANCE; 0 for touching pairs, whose points are then one common point) or the signed
-penetration depth (mode PENETRATION; minus the distance for separated pairs). Mode
-INTERSECTS fills ``hit`` only.
+``out = (value (n,), point_a (n, 3), point_b (n, 3), normal (n, 3))`` and ``hit (n,)``,
+whether the pair touches or overlaps. ``value`` is the distance (mode DISTANCE; 0 for
+touching pairs, whose points are then one common point) or the signed penetration depth
+(mode PENETRATION; minus the distance for separated pairs). Mode INTERSECTS is read for
+``hit`` only.
 """
 
 import math
