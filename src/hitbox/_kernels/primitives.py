@@ -72,7 +72,7 @@ def support(s, i, dx, dy, dz):
                 px = s.dims[i, 0] * lx / rho
                 py = s.dims[i, 0] * ly / rho
             pz = -h
-    elif kind == HULL:
+    elif kind == HULL and s.count[i] > 0:  # an empty hull (a k-DOP with no point): 0
         v = s.vertices
         f = s.first[i]
         best = -np.inf
@@ -220,7 +220,10 @@ def box_sphere(mode, sa, i, sb, j, out, hit, k, tol):
     pz = sa.trans[i, 2] + r[i, 2, 0] * c0 + r[i, 2, 1] * c1 + r[i, 2, 2] * c2
     dx, dy, dz = cx - px, cy - py, cz - pz
     d = math.sqrt(dx * dx + dy * dy + dz * dz)
-    if d > 0.0 or mode != PENETRATION:
+    # inside by the box-frame coordinates: the world round trip of a centre inside
+    # leaves d a rounding error above 0, which is not a way out
+    inside = c0 == q0 and c1 == q1 and c2 == q2
+    if not inside or mode != PENETRATION:
         if d > 0.0:
             nx, ny, nz = dx / d, dy / d, dz / d
         else:
