@@ -11,7 +11,7 @@ import numpy as np
 from numba import njit
 
 from hitbox._kernels.gjk import witnesses
-from hitbox._kernels.primitives import support
+from hitbox._kernels.primitives import support_call
 
 MAX_VERTS = 128
 MAX_FACES = 2 * MAX_VERTS
@@ -23,8 +23,8 @@ REL = 1e-13
 @njit(cache=True, nogil=True)
 def _add_vertex(va, vb, nv, sa, i, sb, j, dx, dy, dz):
     """Support point of A - B along d into slot nv of the vertex arrays."""
-    ax, ay, az = support(sa, i, dx, dy, dz)
-    bx, by, bz = support(sb, j, -dx, -dy, -dz)
+    ax, ay, az = support_call(sa, i, dx, dy, dz)
+    bx, by, bz = support_call(sb, j, -dx, -dy, -dz)
     va[nv, 0], va[nv, 1], va[nv, 2] = ax, ay, az
     vb[nv, 0], vb[nv, 1], vb[nv, 2] = bx, by, bz
 
@@ -239,8 +239,8 @@ def epa(sa, i, sb, j, ws, n, scale):
     nx, ny, nz = normals[best, 0], normals[best, 1], normals[best, 2]
     if not converged and dist[best] < np.inf:
         # out of room (curved cores): the depth along n that does separate them
-        bx, by, bz = support(sb, j, -nx, -ny, -nz)
-        ax, ay, az = support(sa, i, nx, ny, nz)
+        bx, by, bz = support_call(sb, j, -nx, -ny, -nz)
+        ax, ay, az = support_call(sa, i, nx, ny, nz)
         d = max(nx * (ax - bx) + ny * (ay - by) + nz * (az - bz), 0.0)
         return d, nx, ny, nz, bx + d * nx, by + d * ny, bz + d * nz, bx, by, bz
     # the origin's projection on the chosen face, by barycentric weights

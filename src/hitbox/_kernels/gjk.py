@@ -195,7 +195,7 @@ def closest(ws, n, lam):
     return _keep(ws, n, lam)
 
 
-@njit(inline="always")
+@njit(cache=True, nogil=True)
 def gjk(sa, i, sb, j, ws, scale, stop_beyond):
     """Gilbert-Johnson-Keerthi (1988) with van den Bergen's termination (Collision
     Detection in Interactive 3D Environments, 2004) on the cores of A and B.

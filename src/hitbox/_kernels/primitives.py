@@ -93,6 +93,13 @@ def support(s, i, dx, dy, dz):
     )
 
 
+@njit(cache=True, nogil=True)
+def support_call(s, i, dx, dy, dz):
+    """:func:`support` compiled once, for callers off the hot path (EPA, contact
+    manifolds): each inlined copy of support costs compile time."""
+    return support(s, i, dx, dy, dz)
+
+
 @njit(inline="always")
 def scale(sa, i, sb, j):
     """The pair's coordinate scale: largest centre coordinate or bounding radius."""
@@ -306,10 +313,10 @@ def box_box_contact(sa, i, sb, j, out, hit, k, depth, nx, ny, nz, code):
     or the closest points of the two edges)."""
     depth = max(depth, 0.0)
     if code < 3:  # a face of A: B's deepest vertex
-        bx, by, bz = support(sb, j, -nx, -ny, -nz)
+        bx, by, bz = support_call(sb, j, -nx, -ny, -nz)
         ax, ay, az = bx + depth * nx, by + depth * ny, bz + depth * nz
     elif code < 6:
-        ax, ay, az = support(sa, i, nx, ny, nz)
+        ax, ay, az = support_call(sa, i, nx, ny, nz)
         bx, by, bz = ax - depth * nx, ay - depth * ny, az - depth * nz
     else:
         p, q = (code - 6) // 3, (code - 6) % 3
@@ -348,7 +355,7 @@ def halfspace_shape(mode, sa, i, sb, j, out, hit, k, tol):
     nx, ny, nz = sa.rot[i, 0, 2], sa.rot[i, 1, 2], sa.rot[i, 2, 2]
     c = nx * sa.trans[i, 0] + ny * sa.trans[i, 1] + nz * sa.trans[i, 2]
     rb = sb.radius[j]
-    bx, by, bz = support(sb, j, -nx, -ny, -nz)
+    bx, by, bz = support_call(sb, j, -nx, -ny, -nz)
     bx, by, bz = bx - rb * nx, by - rb * ny, bz - rb * nz
     s = nx * bx + ny * by + nz * bz - c
     ax, ay, az = bx - s * nx, by - s * ny, bz - s * nz
