@@ -84,6 +84,9 @@ def _triangle(ws, p, q, r):
         return 0.0, 1.0 - t, t
     total = va + vb + vc
     if total > 0.0:
+        ok, wp, wq, wr = _face(ws, p, q, r, abx, aby, abz, acx, acy, acz)
+        if ok:
+            return wp, wq, wr
         return va / total, vb / total, vc / total
     # a degenerate (collinear) triangle: the best of its edges
     best, wp, wq, wr = np.inf, 1.0, 0.0, 0.0
@@ -100,6 +103,38 @@ def _triangle(ws, p, q, r):
             wq = u if s == q else (w if t == q else 0.0)
             wr = u if s == r else (w if t == r else 0.0)
     return wp, wq, wr
+
+
+@njit(cache=True, nogil=True)
+def _face(ws, p, q, r, abx, aby, abz, acx, acy, acz):
+    """Weights of the origin's projection on the plane of triangle pqr by signed areas
+    in the coordinate plane where the triangle is widest (Montanari, Petrinic and
+    Barbieri 2017): a sliver (two points close, one far) keeps its closest point's
+    precision, which Ericson's products of dot products lose. Returns (ok, wp, wq, wr);
+    not ok where a weight comes out negative (a rounding-level face: use Ericson's)."""
+    nx, ny, nz = aby * acz - abz * acy, abz * acx - abx * acz, abx * acy - aby * acx
+    nn = nx * nx + ny * ny + nz * nz
+    if nn == 0.0:
+        return False, 0.0, 0.0, 0.0
+    s = _dot(ws, p, nx, ny, nz) / nn
+    # the projection, from p: o - p = n s - p
+    ox, oy, oz = nx * s - ws[p, 0], ny * s - ws[p, 1], nz * s - ws[p, 2]
+    ax, ay, az = abs(nx), abs(ny), abs(nz)
+    if ax >= ay and ax >= az:  # drop x: (y, z)
+        area = nx
+        u1, u2, e1, e2, o1, o2 = aby, abz, acy, acz, oy, oz
+    elif ay >= az:  # drop y: (z, x)
+        area = ny
+        u1, u2, e1, e2, o1, o2 = abz, abx, acz, acx, oz, ox
+    else:  # drop z: (x, y)
+        area = nz
+        u1, u2, e1, e2, o1, o2 = abx, aby, acx, acy, ox, oy
+    wq = (o1 * e2 - o2 * e1) / area
+    wr = (u1 * o2 - u2 * o1) / area
+    wp = 1.0 - wq - wr
+    if wp < 0.0 or wq < 0.0 or wr < 0.0:
+        return False, 0.0, 0.0, 0.0
+    return True, wp, wq, wr
 
 
 @njit(cache=True, nogil=True)
