@@ -18,13 +18,13 @@ import time
 import numpy as np
 import trimesh
 
-from hitbox._torus import torus_mesh
+from benchmarks.timing import torus_arrays
 from hitbox.mesh import TriangleMesh
 
 
 def run(quick=False):
     rng = np.random.default_rng(0)
-    tv, tf = torus_mesh(5_000)
+    tv, tf = torus_arrays(5_000)
     ball = trimesh.creation.icosphere(subdivisions=4, radius=1.0)
     bump = 1.0 + 0.08 * np.sin(5 * ball.vertices[:, 0]) * np.cos(4 * ball.vertices[:, 1])
     capsule = trimesh.creation.capsule(height=1.2, radius=0.5, count=[60, 40])

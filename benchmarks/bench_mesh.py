@@ -9,8 +9,7 @@ import time
 
 import numpy as np
 
-from benchmarks.timing import measure
-from hitbox._torus import torus_mesh
+from benchmarks.timing import measure, torus_arrays
 from hitbox.bvh import BVH
 from hitbox.mesh import TriangleMesh
 
@@ -293,7 +292,7 @@ def _build_rows(sizes):
 
     rows = []
     for n in sizes:
-        v, f = torus_mesh(n)
+        v, f = torus_arrays(n)
         tris = v[f]
         BVH.build(tris[:64])  # compile
         for kind in NODE_KINDS:
@@ -333,7 +332,7 @@ def _build_rows(sizes):
 
 
 def _ray_rows(n_tris, n_rays):
-    v, f = torus_mesh(n_tris)
+    v, f = torus_arrays(n_tris)
     mesh = TriangleMesh(v, f, node="aabb")
     rng = np.random.default_rng(5)
     origins = np.column_stack([rng.uniform(-1.4, 1.4, (n_rays, 2)), np.full(n_rays, 2.0)])
@@ -380,7 +379,7 @@ def _ray_rows(n_tris, n_rays):
 
 def run(quick=False):
     rows = []
-    small, big = torus_mesh(5_000), torus_mesh(20_000)
+    small, big = torus_arrays(5_000), torus_arrays(20_000)
     n_poses = 30 if quick else 300
     rows += _scene_rows("tori 5k/5k", *small, *small, n_poses, quick)
     rows += _scene_rows("tori 5k/20k", *small, *big, n_poses, quick)

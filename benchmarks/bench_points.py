@@ -31,7 +31,7 @@ import time
 
 import numpy as np
 
-from benchmarks.timing import environment
+from benchmarks.timing import environment, torus_arrays
 
 TRIMESH_SUBSET = 2_000
 
@@ -40,12 +40,10 @@ def run(quick=False):
     """Both meshes, both point sets, both queries; one dict per (mesh, points, query, impl)."""
     import trimesh
 
-    from hitbox._torus import torus_mesh
-
     repeats = 2 if quick else 3
     n_points = 10_000 if quick else 200_000
     meshes = {
-        "torus": torus_mesh(20_000 if quick else 500_000, 1.0, 0.3),
+        "torus": torus_arrays(20_000 if quick else 500_000, 1.0, 0.3),
         "bumpy_sphere": _bumpy_sphere(trimesh, 4 if quick else 6),
     }
     rows = []

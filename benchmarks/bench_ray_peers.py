@@ -24,8 +24,8 @@ from pathlib import Path
 
 import numpy as np
 
-from benchmarks.timing import measure
-from hitbox._torus import torus_mesh
+from benchmarks.timing import measure, torus_arrays
+from hitbox import shapes
 from hitbox.mesh import TriangleMesh
 
 DATA = Path(__file__).parent / "data"
@@ -80,7 +80,7 @@ def embree_peers(vertices, faces, origins, directions):
 
 def _row(name, vertices, faces, n_rays, repeats):
     origins, directions = random_rays(vertices, n_rays)
-    TriangleMesh(*torus_mesh(200)).raycast(origins[:5000], directions[:5000])  # compiled
+    shapes.torus(200).raycast(origins[:5000], directions[:5000])  # compiled
     mesh = TriangleMesh(vertices, faces)
     first, _ = measure(lambda: mesh.raycast(origins, directions), repeats=1, warmup=0)
     while "aabb" not in mesh._kinds:  # the steady state: the ray tree built
@@ -107,7 +107,7 @@ def _row(name, vertices, faces, n_rays, repeats):
 
 def run(quick=False):
     repeats = 2 if quick else 5
-    v, f = torus_mesh(20_000 if quick else 500_000)
+    v, f = torus_arrays(20_000 if quick else 500_000)
     rows = [_row("seed torus", v, f, 30_000 if quick else 300_000, repeats)]
     import trimesh
 

@@ -18,8 +18,8 @@ import time
 
 import numpy as np
 
+from benchmarks.timing import torus_arrays
 from hitbox import sphere
-from hitbox._torus import torus_mesh
 from hitbox.mesh import TriangleMesh
 from hitbox.pipeline import Scene
 
@@ -37,7 +37,7 @@ def run(quick=False):
 
 def _scene(n, seed=0):
     rng = np.random.default_rng(seed)
-    verts, faces = torus_mesh(2_000, r_major=1.0, r_minor=0.3)
+    verts, faces = torus_arrays(2_000, r_major=1.0, r_minor=0.3)
     meshes = [TriangleMesh(verts, faces) for _ in range(n)]
     scene = Scene()
     side = 2.2 * np.cbrt(n)  # about one torus per 10 unit cells

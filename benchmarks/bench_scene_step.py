@@ -25,8 +25,7 @@ import time
 import numpy as np
 from numba import njit
 
-from hitbox._torus import torus_mesh
-from hitbox.mesh import TriangleMesh
+from hitbox import shapes
 from hitbox.pipeline import Scene
 
 DT = 0.05
@@ -52,8 +51,8 @@ def _tori_scene(mesh_a, mesh_b):
 
 
 def _two_tori(steps, repeats):
-    a = TriangleMesh(*torus_mesh(5_000))
-    b = TriangleMesh(*torus_mesh(5_000))
+    a = shapes.torus(5_000)
+    b = shapes.torus(5_000)
     scene, ib = _tori_scene(a, b)
     poses = []
     for _ in range(steps):
@@ -126,7 +125,7 @@ def _nothing(dt):
 
 def _quiet(calls):
     scene = Scene()
-    mesh = TriangleMesh(*torus_mesh(2_000))
+    mesh = shapes.torus(2_000)
     scene.add(mesh, static=True)
     pose = np.eye(4)
     pose[0, 3] = 3.5  # 1.3 apart: near enough to be scheduled, not touching
@@ -191,7 +190,7 @@ def _build_many(mesh, start, static, vel, omega, moving):
 
 
 def _many(n, steps, repeats):
-    mesh = TriangleMesh(*torus_mesh(2_000))
+    mesh = shapes.torus(2_000)
     start, static, vel, omega = _many_poses(n, steps)
     recorder = _build_many(mesh, start, static, vel, omega, moving=True)
     frames = []

@@ -49,3 +49,12 @@ def environment():
         "numba": numba.__version__,
         "numpy": np.__version__,
     }
+
+
+def torus_arrays(n_triangles, r_major=1.0, r_minor=0.3):
+    """Vertices (V, 3) and faces (F, 3) of ``hitbox.shapes.torus``, writable copies for
+    the peers (the mesh keeps its own read-only)."""
+    from hitbox import shapes
+
+    mesh = shapes.torus(n_triangles, r_major, r_minor, node="aabb", method="median")
+    return np.array(mesh.vertices), np.array(mesh.faces)

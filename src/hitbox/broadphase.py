@@ -44,9 +44,8 @@ ENTRY_RATIO = 4.0
 TREE_LEAF = 4
 #: Boxes sampled for the grid's statistics.
 SAMPLE = 2048
-#: The sweep runs on all numba threads from this many boxes (None: never). Measured on
-#: 2 cores with the other one idle: 0.46 vs 0.21 ms at 10^4 boxes, 5.7 vs 2.9 ms at
-#: 10^5, no gain at 7·10^3; with the other core busy it gains nothing.
+#: The sweep runs on all numba threads from this many boxes (None: never); below it
+#: the threads cost more than they save (benchmarks/README.md).
 PARALLEL_MIN = 10_000
 
 

@@ -244,7 +244,7 @@ def overlap_pairs(a, b):
     lo_b, hi_b = _intervals(b, axis)
     id_a = np.argsort(lo_a, kind="stable")
     id_b = np.argsort(lo_b, kind="stable")
-    # sorted copies: the sweep then reads both sets front to back (3x faster at 1e5)
+    # sorted copies: the sweep then reads both sets front to back
     a = Spheres(a.center[id_a], a.radius[id_a])
     b = Spheres(b.center[id_b], b.radius[id_b])
     pairs = _k.overlap_pairs(

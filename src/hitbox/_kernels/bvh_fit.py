@@ -117,8 +117,7 @@ def fit_kdops(slot_pts, axes, node_first, node_count, out):
 DIRECT_SLOTS = 32
 
 #: OBB nodes over at most this many slots also try frames from their extreme points
-#: (measured on the seed's tori: most of the query gain of trying them up to 32 slots,
-#: 4 % against 5 %, at no measurable build cost, where 32 slots cost 35 % at 20k).
+#: (most of the query gain of a larger limit, at no build cost: benchmarks/README.md).
 FRAME_SLOTS = 8
 
 

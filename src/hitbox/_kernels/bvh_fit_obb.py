@@ -165,7 +165,7 @@ def _fit_obb_node(
             vol = (chi[0] - clo[0]) * (chi[1] - clo[1]) * (chi[2] - clo[2])
             if vol < (hi[0] - lo[0]) * (hi[1] - lo[1]) * (hi[2] - lo[2]):
                 # element loops: an array-to-array slice copy compiles numba's
-                # broadcasting helpers and their error messages (3 s cold, measured)
+                # broadcasting helpers and their error messages (cold-start time)
                 for a in range(3):
                     lo[a] = clo[a]
                     hi[a] = chi[a]

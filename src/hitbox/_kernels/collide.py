@@ -47,8 +47,8 @@ def _leaf_pair(a_tris, a_sbox, fa, ca, b_tris, fb, cb, rot, trans, first_only, o
 
     Each of b's triangles is moved once per leaf pair, and box tests on the moved
     coordinates skip the triangle test for most pairs: first against the box of a's
-    whole leaf (near misses reach many leaf pairs where few triangles come close: 5 %
-    off AABB-tree queries, measured), then against each of a's stored triangle boxes.
+    whole leaf (near misses reach many leaf pairs where few triangles come close),
+    then against each of a's stored triangle boxes.
     """
     ulo0 = ulo1 = ulo2 = np.inf
     uhi0 = uhi1 = uhi2 = -np.inf
@@ -172,9 +172,7 @@ def _cached_leaf_box(cache, key, first, count, tris, inv, rot, trans):
     ``key`` 2 m: A's leaf m, its triangles mapped into B's frame by ``inv`` (rot^-1);
     ``key`` 2 k + 1: B's leaf k, its triangles moved into A's frame. Direct-mapped
     (a slot holds the last leaf hashed to it): the same leaf meets several subtrees of
-    the other tree in one query (on near misses of the seed's tori, 35 walks from 13
-    distinct leaves). Measured there: 4 % off turned AABB-tree queries at 5k/20k,
-    nothing at 5k/5k, where fewer walks repeat a leaf.
+    the other tree in one query (near misses walk the same leaf several times).
     """
     slot = key % LEAF_BOX_SLOTS
     if cache[slot, 6] != key:
@@ -354,8 +352,7 @@ def _push_leaf_children(a_count, fa, m, b_count, fb, k, stack, top):
     """The child pairs of inner nodes m and k, split together under a rotation, where a
     leaf child pairs with the other node itself rather than with each of its children:
     its walk then covers both (:func:`_box_walk`), and the leaf's triangles are boxed
-    and tested against the other node once, not twice (measured on the seed's tori:
-    turned AABB-tree queries 3-5 % faster, near misses 3-7 %). Returns the new top;
+    and tested against the other node once, not twice. Returns the new top;
     at most four pushes, as when all four child pairs are pushed, and every pair of a
     child of m with a child of k is covered exactly once."""
     leaf_a0 = a_count[fa] > 0
@@ -419,7 +416,7 @@ def collide(
     )  # fmt: skip
 
 
-# inline="always": one call level less on a ~8 us query (measured 5-8 % of it)
+# inline="always": one call level less on a query of a few microseconds
 @njit(inline="always")
 def _one_pose(
     a_bv0, a_bv1, a_bv2, a_first, a_count, a_tris, a_sbox, a_depth, a_mag,

@@ -26,7 +26,7 @@ _UNDERFLOW = 2.0**-1070
 _LIFT2 = 500  # the exact paths scale the largest coordinate to about 2**_LIFT
 _LIFT3 = 300
 # The helpers below are plain @njit, not inline="always": numba's own inlining copied
-# them 72 times into _orient3d_exact's IR (2.4 s of its compile, measured); LLVM
+# them 72 times into _orient3d_exact's IR, slowing its compile; LLVM
 # inlines them all the same, into the same float operations.
 
 

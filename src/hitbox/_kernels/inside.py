@@ -90,12 +90,16 @@ def _crossings(node_box, node_first, node_count, tris, stack, points, q, k, sign
             if o1 == 0 or o2 == 0 or o3 == 0:
                 # the line meets an edge or a vertex: the point may lie on the face
                 # itself (on one of its edges), which no other axis would decide
-                if orient2d(a1, a2, b1, b2, c1, c2) != 0 and orient3d(
-                    (tris[s, 0, 0], tris[s, 0, 1], tris[s, 0, 2]),
-                    (tris[s, 1, 0], tris[s, 1, 1], tris[s, 1, 2]),
-                    (tris[s, 2, 0], tris[s, 2, 1], tris[s, 2, 2]),
-                    (points[q, 0], points[q, 1], points[q, 2]),
-                ) == 0:
+                if (
+                    orient2d(a1, a2, b1, b2, c1, c2) != 0
+                    and orient3d(
+                        (tris[s, 0, 0], tris[s, 0, 1], tris[s, 0, 2]),
+                        (tris[s, 1, 0], tris[s, 1, 1], tris[s, 1, 2]),
+                        (tris[s, 2, 0], tris[s, 2, 1], tris[s, 2, 2]),
+                        (points[q, 0], points[q, 1], points[q, 2]),
+                    )
+                    == 0
+                ):
                     return _ON_FACE, 0
                 return _DEGENERATE, 0
             # the line crosses the face's inside; o1 is the sign of the normal's k

@@ -302,10 +302,9 @@ def _size_typed(a, i):
 
 def splits_both(a):
     """Whether two inner nodes split together (all four child pairs) rather than the
-    larger alone (Coal's firstOverSecond). Measured on the seed's tori: together takes
-    7 % fewer node pairs and 11 % less time on AABB and k-DOP trees, 6 % on sphere
-    trees, and 4 % more on near misses of OBB trees, whose nodes fit tightly enough
-    that splitting the larger alone wastes fewer tests."""
+    larger alone (Coal's firstOverSecond): together for every kind but OBB trees,
+    whose nodes fit tightly enough that splitting the larger alone wastes fewer tests
+    (benchmarks/README.md)."""
     return kind_of(a) != "obb"
 
 

@@ -23,7 +23,7 @@ def ball_overlap(ca, i, ra, cb, j, rb):
 
     With ``s = ra + rb``: False at once if ``|ca[i,k] - cb[j,k]| > s`` on some axis k
     (the rounded difference exceeds s only if the exact one does, and in a sweep most
-    candidates leave here, 5x faster); else ``sum_k (ca[i,k] - cb[j,k])**2 <= s**2`` in
+    candidates leave here); else ``sum_k (ca[i,k] - cb[j,k])**2 <= s**2`` in
     float64, summing k upwards. A negative radius is empty (False); an infinite one
     overlaps every non-empty ball. When the squares would overflow or underflow, the same
     comparison is made on a copy scaled by a power of two (exact), so the answer does not
@@ -61,7 +61,7 @@ def _overlap_rescaled(a0, a1, a2, ra, b0, b1, b2, rb):
     the largest of the differences and the radius sum lies in [0.5, 1). Both steps are
     exact (away from subnormals), so this is the comparison the fast path makes at a
     comfortable scale. It takes scalars, not arrays: a call with array arguments in the
-    hot loop, even one never taken, made the sweep 4x slower.
+    hot loop slows the sweep even when never taken (benchmarks/README.md).
     """
     if ra == np.inf or rb == np.inf:
         return True
