@@ -8,6 +8,7 @@ meshes are at distance 0 exactly (the exact triangle test decides, as
 common point. Empty meshes are infinitely far apart.
 """
 
+import math
 from typing import NamedTuple
 
 import numba
@@ -106,7 +107,7 @@ def distance(a, b, transform=None, *, max_distance=np.inf, rtol=0.0, atol=0.0):
     """
     upper, rtol, atol = _options(max_distance, rtol, atol)
     rot, trans = _one_transform(transform)
-    g = _scale(a, b, trans)
+    g = _scale_one(a, b, trans)
     if g != 1.0:  # the same problem where products of squared lengths cannot overflow
         a, b, trans, upper, atol = a._twin(g), b._twin(g), trans * g, upper * g, atol * g
     out_f = np.empty(6)
@@ -118,9 +119,12 @@ def distance(a, b, transform=None, *, max_distance=np.inf, rtol=0.0, atol=0.0):
         nan = np.full(3, np.nan)
         return MeshDistance(np.inf, nan, nan.copy(), -1, -1, upper / g)
     lower = max(0.0, (d - atol) / (1.0 + rtol))
+    if g != 1.0:
+        out_f /= g
+    fa, fb = out_i.tolist()
     return MeshDistance(
-        float(d) / g, out_f[:3] / g, out_f[3:] / g,
-        int(a.bvh.prim_order[out_i[0]]), int(b.bvh.prim_order[out_i[1]]), lower / g,
+        float(d) / g, out_f[:3], out_f[3:],
+        int(a.bvh.prim_order[fa]), int(b.bvh.prim_order[fb]), lower / g,
     )  # fmt: skip
 
 
@@ -176,6 +180,16 @@ def _scale(a, b, translations):
     the distance kernel's products of squared lengths neither overflow nor vanish."""
     sizes = np.array([a._size(), b._size()])
     return v.pow2_factor(sizes, translations, safe_exp=v.SQUARES_SAFE_EXP)
+
+
+def _scale_one(a, b, trans):
+    """:func:`_scale` for one translation (3,), in Python floats: a single query's
+    arrays are too small for numpy's reductions to pay."""
+    big = max(a._size(), b._size())
+    for x in trans.tolist():
+        if math.isfinite(x):
+            big = max(big, abs(x))
+    return v.pow2_for(big, v.SQUARES_SAFE_EXP)
 
 
 def _one_transform(transform):
