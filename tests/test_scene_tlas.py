@@ -260,5 +260,135 @@ def test_bad_input_names_the_argument(meshes):
     with pytest.raises(ValueError, match="points"):
         sq.nearest(scene, [[np.nan, 0, 0]])
     flat = Scene(dim=2)
-    with pytest.raises(ValueError, match="3D"):
-        sq.nearest(flat, [0.0, 0, 0])
+    with pytest.raises(ValueError, match="points"):
+        sq.nearest(flat, [0.0, 0, 0])  # a 3D point in a 2D scene
+    with pytest.raises(ValueError, match="origins"):
+        sq.raycast(flat, [0.0, 0, 0], [1.0, 0, 0])
+    with pytest.raises(ValueError, match="boxes"):
+        sq.overlapping(flat, np.zeros((2, 3)))
+
+
+# -- 2D scenes: the queries asked in the plane z = 0 -----------------------------------
+
+
+def _scene_2d(seed, n=12):
+    """Discs, boxes and oriented rectangles at random; their plain 2D descriptions."""
+    rng = np.random.default_rng(seed)
+    scene, plain = Scene(dim=2), []
+    for k in range(n):
+        c = rng.uniform(-3, 3, 2)
+        if k % 3 == 0:
+            r = rng.uniform(0.1, 0.9)
+            scene.add(Spheres(c, r))
+            plain.append(("disc", c, r))
+        elif k % 3 == 1:
+            h = rng.uniform(0.05, 0.8, 2)
+            scene.add(np.stack([c - h, c + h]))
+            plain.append(("rect", c, h, np.eye(2)))
+        else:
+            h, a = rng.uniform(0.05, 0.8, 2), rng.uniform(0, np.pi)
+            rot = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])
+            scene.add(OBBs(c, h, rot))
+            plain.append(("rect", c, h, rot))
+    return scene, plain
+
+
+def _ray_t_2d(obj, o, d):
+    """Entry t of the ray o + t d (t >= 0) into a disc or rectangle, in the plane."""
+    if obj[0] == "disc":
+        _, c, r = obj
+        f = o - c
+        a, b, q = d @ d, f @ d, f @ f - r * r
+        disc = b * b - a * q
+        if disc < 0:
+            return np.inf
+        t0, t1 = (-b - np.sqrt(disc)) / a, (-b + np.sqrt(disc)) / a
+        return np.inf if t1 < 0 else max(t0, 0.0)
+    _, c, h, rot = obj
+    lo_t, hi_t = 0.0, np.inf
+    for ol, dl, hl in zip(rot.T @ (o - c), rot.T @ d, h, strict=True):
+        if dl == 0.0:
+            if abs(ol) > hl:
+                return np.inf
+            continue
+        t0, t1 = sorted(((-hl - ol) / dl, (hl - ol) / dl))
+        lo_t, hi_t = max(lo_t, t0), min(hi_t, t1)
+    return lo_t if lo_t <= hi_t else np.inf
+
+
+def _distance_2d(obj, p):
+    if obj[0] == "disc":
+        return max(0.0, np.linalg.norm(p - obj[1]) - obj[2])
+    _, c, h, rot = obj
+    q = rot.T @ (p - c)
+    return float(np.linalg.norm(np.maximum(np.abs(q) - h, 0.0)))
+
+
+def _box_gap_2d(obj, lo, hi):
+    """The separation (> 0 apart, <= 0 meeting) of a 2D query box and an object, by
+    the separating axes of the plane (a disc: the distance less its radius)."""
+    if obj[0] == "disc":
+        _, c, r = obj
+        return np.linalg.norm(np.maximum(np.maximum(lo - c, c - hi), 0.0)) - r
+    _, c, h, rot = obj
+    corners = np.array([[x, y] for x in (lo[0], hi[0]) for y in (lo[1], hi[1])])
+    mine = c + (np.array([[sx, sy] for sx in (-1, 1) for sy in (-1, 1)]) * h) @ rot.T
+    gap = -np.inf
+    for axis in (*np.eye(2), *rot.T):
+        a, b = corners @ axis, mine @ axis
+        gap = max(gap, a.min() - b.max(), b.min() - a.max())
+    return gap
+
+
+@FEW
+@given(seed=SEEDS)
+def test_2d_queries_equal_their_twins_and_the_plane(seed):
+    scene, plain = _scene_2d(seed)
+    rng = np.random.default_rng(seed + 1)
+    o, d = rng.uniform(-4, 4, (60, 2)), rng.normal(size=(60, 2))
+    hits = sq.raycast(scene, o, d)
+    twin = sq.raycast_brute(scene, o, d)
+    np.testing.assert_array_equal(hits.object, twin.object)
+    np.testing.assert_array_equal(hits.t, twin.t)
+    for r in range(len(o)):
+        ts = np.array([_ray_t_2d(obj, o[r], d[r]) for obj in plain])
+        assert np.isclose(hits.t[r], ts.min(), rtol=1e-12, atol=1e-12)
+        if np.isfinite(ts.min()):
+            assert np.isclose(ts[hits.object[r]], ts.min(), rtol=1e-12, atol=1e-12)
+    pts = rng.uniform(-4, 4, (60, 2))
+    near = sq.nearest(scene, pts)
+    twin = sq.nearest_brute(scene, pts)
+    np.testing.assert_array_equal(near.object, twin.object)
+    np.testing.assert_array_equal(near.distance, twin.distance)
+    assert near.point.shape == (60, 2)
+    for k, p in enumerate(pts):
+        ds = np.array([_distance_2d(obj, p) for obj in plain])
+        assert np.isclose(near.distance[k], ds.min(), atol=1e-12)
+        assert np.isclose(np.linalg.norm(near.point[k] - p), near.distance[k], atol=1e-12)
+    lo = rng.uniform(-4, 3, (40, 2))
+    boxes = np.stack([lo, lo + rng.uniform(0, 1.5, (40, 2))], axis=1)
+    pairs = sq.overlapping(scene, boxes)
+    np.testing.assert_array_equal(pairs, sq.overlapping_brute(scene, boxes))
+    found = set(map(tuple, pairs.T.tolist()))
+    for q in range(len(boxes)):
+        for k, obj in enumerate(plain):
+            gap = _box_gap_2d(obj, boxes[q, 0], boxes[q, 1])
+            if abs(gap) > 1e-9:  # clear of touching, where rounding may go either way
+                assert ((q, k) in found) == (gap < 0), (q, k, gap)
+
+
+def test_2d_queries_worked_example():
+    scene = Scene(dim=2)
+    disc = scene.add(Spheres(np.array([0.0, 0.0]), 1.0))
+    box = scene.add(np.array([[-5.0, -1.0], [-3.0, 1.0]]))
+    hits = sq.raycast(scene, [[-10.0, 0.0], [0.0, 5.0], [0.0, 5.0]],
+                      [[1.0, 0.0], [0.0, -1.0], [1.0, 0.0]])  # fmt: skip
+    assert hits.object.tolist() == [box, disc, -1]
+    assert hits.t.tolist() == [5.0, 4.0, np.inf]
+    near = sq.nearest(scene, [0.0, 3.0])
+    assert (near.object, near.distance) == (disc, 2.0)
+    np.testing.assert_array_equal(near.point, [0.0, 1.0])
+    # touching counts: the box [1, 2] x [0, 0.5] touches the disc at (1, 0)
+    assert sq.overlapping(scene, [[1.0, 0.0], [2.0, 0.5]]).tolist() == [disc]
+    assert sq.overlapping(scene, [[2.0, 1.0], [1.0, 2.0]]).tolist() == []  # empty box
+    assert sq.raycast(scene, np.zeros((0, 2)), np.zeros((0, 2))).object.shape == (0,)

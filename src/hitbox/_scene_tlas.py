@@ -72,11 +72,6 @@ def turn(vectors, rot):
 # -- the objects a query looks at -----------------------------------------------------------
 
 
-def check_scene(scene, what):
-    if scene.dim != 3:
-        raise ValueError(f"{what}() is for 3D scenes")
-
-
 def selected(scene, mask):
     """(K,) intp: the live ids, increasing, whose group shares a bit with ``mask`` (all
     of them for None)."""

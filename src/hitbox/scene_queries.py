@@ -5,7 +5,7 @@ within a distance of each other; and, batched, the first object each of many ray
 object nearest to each of many points (:func:`nearest`), through a top-level tree over
 the objects' world boxes. They read the Scene's current poses, honour its groups, masks
 and ignore list (the pair queries) or a query's ``mask`` (the batched ones), and never
-move anything (3D scenes).
+move anything (2D and 3D scenes: a 2D query is asked in the plane z = 0).
 
 A mesh is its surface, a plain volume (sphere, box, OBB) is solid, as in the Scene's
 touching test: distances are between surfaces and solids accordingly (a mesh wholly
@@ -22,6 +22,7 @@ from hitbox import _validate as v
 from hitbox import convex
 from hitbox._kernels import tlas as _kt
 from hitbox._scene_objects import MESH, SPHERE
+from hitbox._types import Rays
 from hitbox.shapes import box as _box_mesh
 
 __all__ = [
@@ -63,8 +64,7 @@ def raycast(scene, origins, directions, *, t_max=np.inf, mask=None):
     (:mod:`hitbox._kernels.tlas`). Inputs past 2**90 in magnitude, or meshes smaller
     than 2**-90, go through :func:`raycast_brute`.
     """
-    _tlas.check_scene(scene, "raycast")
-    rays, single = v.as_rays(origins, directions, t_max, dim=3)
+    rays, single = _rays(scene, origins, directions, t_max)
     ids = _tlas.selected(scene, mask)
     o, d, tm = (_tlas.frozen(a) for a in rays)
     tab = _tlas.table(scene, ids, _tlas.max_finite(o))
@@ -88,8 +88,7 @@ def raycast_brute(scene, origins, directions, *, t_max=np.inf, mask=None):
     """Slow twin of :func:`raycast`: every object in id order, cast at the rays its
     bounding sphere may reach (:meth:`TriangleMesh.raycast`, :func:`hitbox.ray.cast_sphere`,
     :func:`hitbox.ray.cast_obb`), a hit kept when nearer than the best so far."""
-    _tlas.check_scene(scene, "raycast_brute")
-    rays, single = v.as_rays(origins, directions, t_max, dim=3)
+    rays, single = _rays(scene, origins, directions, t_max)
     ids = _tlas.selected(scene, mask)
     tab = _tlas.table(scene, ids, _tlas.max_finite(rays.origin))
     k, face, t = _tlas.raycast_brute(tab, *rays)
@@ -112,9 +111,12 @@ def overlapping(scene, boxes, *, mask=None):
     objects whose ``group`` (given to :meth:`Scene.add`) shares a bit with it are looked
     at. The query acts as a member of every group: the objects' own masks, which filter
     pairs of objects, do not apply to it. None (the default) looks at every object.
+
+    In a 2D scene (``Scene(dim=2)``) the queries take 2D rays, boxes ``(Q, 2, 2)`` and
+    points, and the nearest points come back 2D: the objects are the cuts by z = 0 of
+    their 3D shapes, and each query is asked in that plane.
     """
-    _tlas.check_scene(scene, "overlapping")
-    queries, single = v.as_boxes(boxes, "boxes", dim=3)
+    queries, single = _boxes(scene, boxes)
     ids = _tlas.selected(scene, mask)
     tab = _tlas.table(scene, ids, _tlas.max_finite(queries))
     q, k = (
@@ -138,8 +140,7 @@ def overlapping(scene, boxes, *, mask=None):
 def overlapping_brute(scene, boxes, *, mask=None):
     """Slow twin of :func:`overlapping`: every query box against every object (meshes:
     every triangle)."""
-    _tlas.check_scene(scene, "overlapping_brute")
-    queries, single = v.as_boxes(boxes, "boxes", dim=3)
+    queries, single = _boxes(scene, boxes)
     ids = _tlas.selected(scene, mask)
     tab = _tlas.table(scene, ids, _tlas.max_finite(queries))
     q, k = _tlas.overlapping_brute(tab, queries)
@@ -149,8 +150,9 @@ def overlapping_brute(scene, boxes, *, mask=None):
 class SceneNearest(NamedTuple):
     """Nearest object to each point: ``object`` (P,) intp (-1 for none within reach),
     ``distance`` (P,) float (inf for none), ``face`` (P,) intp (the mesh's face, -1
-    for a plain volume or none), ``point`` (P, 3) float, the object's point nearest to
-    it in world coordinates (the point itself inside a plain volume; NaN for none)."""
+    for a plain volume or none), ``point`` (P, 3) float ((P, 2) in a 2D scene), the
+    object's point nearest to it in world coordinates (the point itself inside a plain
+    volume; NaN for none)."""
 
     object: np.ndarray
     distance: np.ndarray
@@ -171,8 +173,7 @@ def nearest(scene, points, *, max_distance=np.inf, mask=None):
     distance so far, then each mesh's own tree in its frame. Inputs past 2**90 in
     magnitude, or meshes smaller than 2**-90, go through :func:`nearest_brute`.
     """
-    _tlas.check_scene(scene, "nearest")
-    pts, single = v.as_points(points, "points", dim=3, finite=True)
+    pts, single = _points(scene, points)
     reach = _check_distance(max_distance)
     ids = _tlas.selected(scene, mask)
     pts = _tlas.frozen(pts)
@@ -189,18 +190,18 @@ def nearest(scene, points, *, max_distance=np.inf, mask=None):
         k, d, face, point = out
     else:
         k, d, face, point = _tlas.nearest_brute(tab, pts, reach)
-    return _nearest(ids, k, d, face, point, single)
+    return _nearest(ids, k, d, face, _lower(scene, point), single)
 
 
 def nearest_brute(scene, points, *, max_distance=np.inf, mask=None):
     """Slow twin of :func:`nearest`: every object's distance to every point, in id
     order (meshes by :meth:`TriangleMesh.closest_point`)."""
-    _tlas.check_scene(scene, "nearest_brute")
-    pts, single = v.as_points(points, "points", dim=3, finite=True)
+    pts, single = _points(scene, points)
     reach = _check_distance(max_distance)
     ids = _tlas.selected(scene, mask)
     tab = _tlas.table(scene, ids, _tlas.max_finite(pts))
-    return _nearest(ids, *_tlas.nearest_brute(tab, pts, reach), single)
+    k, d, face, point = _tlas.nearest_brute(tab, pts, reach)
+    return _nearest(ids, k, d, face, _lower(scene, point), single)
 
 
 def contact_segments(scene, result):
@@ -386,6 +387,46 @@ def _nearest(ids, k, d, face, point, single):
     if single:
         return SceneNearest(int(obj[0]), float(d[0]), int(face[0]), point[0])
     return SceneNearest(obj, d, np.asarray(face, np.intp), point)
+
+
+# -- 2D scenes: queries lifted into the plane z = 0, where the scene's shapes lie ---------
+
+
+def _lift(arr):
+    """(n, 2) as (n, 3) with z = 0."""
+    return np.ascontiguousarray(np.concatenate([arr, np.zeros((len(arr), 1))], axis=1))
+
+
+def _rays(scene, origins, directions, t_max):
+    """(Rays, single) of the scene's dimension, as 3D rays."""
+    if scene.dim == 3:
+        return v.as_rays(origins, directions, t_max, dim=3)
+    rays, single = v.as_rays(origins, directions, t_max, dim=2)
+    return Rays(_lift(rays.origin), _lift(rays.direction), rays.t_max), single
+
+
+def _boxes(scene, boxes):
+    """((Q, 2, 3) boxes, single) of the scene's dimension; an empty 2D box stays empty
+    (lo +inf, hi -inf on z too)."""
+    if scene.dim == 3:
+        return v.as_boxes(boxes, "boxes", dim=3)
+    flat, single = v.as_boxes(boxes, "boxes", dim=2)
+    out = np.zeros((len(flat), 2, 3))
+    out[:, :, :2] = flat
+    empty = (flat[:, 0] > flat[:, 1]).any(axis=1)
+    out[empty, 0, 2], out[empty, 1, 2] = np.inf, -np.inf
+    return out, single
+
+
+def _points(scene, points):
+    """((P, 3) points, single) of the scene's dimension."""
+    pts, single = v.as_points(points, "points", dim=scene.dim, finite=True)
+    return (pts if scene.dim == 3 else _lift(pts)), single
+
+
+def _lower(scene, points):
+    """World points in the scene's dimension: a 2D scene's drop their z (0)."""
+    return points if scene.dim == 3 else np.ascontiguousarray(points[:, :2])
 
 
 def _check_distance(value):
