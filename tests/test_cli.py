@@ -561,9 +561,7 @@ def test_pose_matrix_forms():
     np.testing.assert_allclose(both[:3, :3] @ [0, 1, 0], [0, 0, 1], atol=1e-15)
     np.testing.assert_allclose(both[:3, :3] @ [0, 0, 1], [1, 0, 0], atol=1e-15)
     np.testing.assert_array_equal(io.pose_matrix(pose.tolist()), pose)
-    np.testing.assert_array_equal(
-        io.pose_matrix(",".join(map(str, pose.ravel()))), pose
-    )
+    np.testing.assert_array_equal(io.pose_matrix(",".join(map(str, pose.ravel()))), pose)
     with pytest.raises(ValueError, match="rigid"):
         io.pose_matrix(np.diag([2.0, 1, 1, 1]))
     with pytest.raises(ValueError, match="0 0 0 1"):

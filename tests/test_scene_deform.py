@@ -34,7 +34,9 @@ def test_deforming_meshes_match_the_brute_twin_at_every_step(mode):
     ball = hb.shapes.icosphere(0.6, 2)
     scene = hb.Scene()
     a = scene.add(torus, static=True)
-    b = scene.add(torus, _pose(-2.6, 0.3), velocity=(0.6, 0, 0), angular_velocity=(0, 1, 0))
+    b = scene.add(
+        torus, _pose(-2.6, 0.3), velocity=(0.6, 0, 0), angular_velocity=(0, 1, 0)
+    )
     c = scene.add(ball, _pose(2.4, 0.0, 0.2), velocity=(-0.5, 0, 0))
     scene.add(hb.Spheres(np.zeros((1, 3)), np.array([0.3])), _pose(0.0, 1.5))
     touching = 0
@@ -48,7 +50,9 @@ def test_deforming_meshes_match_the_brute_twin_at_every_step(mode):
     assert touching > 20  # the run did touch, often
     assert b in scene.ids.tolist()
     # the mesh given to add() is untouched: its other instance keeps its own shape
-    np.testing.assert_array_equal(torus.vertices, hb.shapes.torus(600, 1.0, 0.35).vertices)
+    np.testing.assert_array_equal(
+        torus.vertices, hb.shapes.torus(600, 1.0, 0.35).vertices
+    )
 
 
 def test_instances_deform_apart_and_the_original_mesh_keeps_its_tree():

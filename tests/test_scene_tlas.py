@@ -244,6 +244,34 @@ def test_extreme_magnitudes_take_the_twins(meshes):
     np.testing.assert_allclose(near.distance, 2.0**95, rtol=1e-12)
 
 
+def test_a_query_group_meets_the_objects_masks(meshes):
+    """Box2D's rule with the query as one party: an object is looked at when its group
+    shares a bit with ``mask`` and its mask shares a bit with ``group``."""
+    scene = Scene()
+    ball = Spheres(np.zeros(3), 1.0)
+    ids = [scene.add(ball, np.eye(4), group=g, mask=m) for g, m in
+           ((1, 0b11), (2, 0b01), (4, 0b10), (1, 0))]  # fmt: skip
+    origin, up = [0.0, 0.0, -5.0], [0.0, 0.0, 1.0]
+    for mask, group in ((None, None), (0b101, None), (None, 0b10), (0b11, 0b01), (7, 8)):
+        want = [
+            i
+            for i, (g, m) in zip(
+                ids, ((1, 0b11), (2, 0b01), (4, 0b10), (1, 0)), strict=True
+            )
+            if (mask is None or g & mask) and (group is None or m & group)
+        ]
+        got = sq.overlapping(scene, [[-0.5] * 3, [0.5] * 3], mask=mask, group=group)
+        assert got.tolist() == want, (mask, group)
+        hit = sq.raycast(scene, origin, up, mask=mask, group=group)
+        assert hit.object == (want[0] if want else -1)
+        near = scene.nearest([0.0, 0.0, 3.0], mask=mask, group=group)
+        assert near.object == (want[0] if want else -1)
+        twin = sq.nearest_brute(scene, [0.0, 0.0, 3.0], mask=mask, group=group)
+        assert (twin.object, twin.distance) == (near.object, near.distance)
+    with pytest.raises(ValueError, match="group"):
+        sq.raycast(scene, origin, up, group=-1)
+
+
 def test_bad_input_names_the_argument(meshes):
     scene = Scene()
     scene.add(meshes[0])

@@ -72,14 +72,18 @@ def turn(vectors, rot):
 # -- the objects a query looks at -----------------------------------------------------------
 
 
-def selected(scene, mask):
-    """(K,) intp: the live ids, increasing, whose group shares a bit with ``mask`` (all
-    of them for None)."""
+def selected(scene, mask, group=None):
+    """(K,) intp: the live ids, increasing, whose group shares a bit with ``mask`` and
+    whose mask shares a bit with ``group`` (Box2D's filter, the query as one party;
+    None leaves that side open)."""
     ids = scene.ids
-    if mask is None:
-        return ids
-    mask = check_bits(mask, "mask")
-    return ids[(scene._t["group"][ids] & mask) != 0]
+    if mask is not None:
+        mask = check_bits(mask, "mask")
+        ids = ids[(scene._t["group"][ids] & mask) != 0]
+    if group is not None:
+        group = check_bits(group, "group")
+        ids = ids[(scene._t["mask"][ids] & group) != 0]
+    return ids
 
 
 def table(scene, ids, reach):

@@ -264,22 +264,26 @@ class Scene(SceneEditing):
         (n,) distances); see :func:`hitbox.scene_queries.within`."""
         return _queries.within(self, distance)
 
-    def raycast(self, origins, directions, *, t_max=np.inf, mask=None):
+    def raycast(self, origins, directions, *, t_max=np.inf, mask=None, group=None):
         """The first object each ray hits now, its face (meshes) and t: a
         :class:`hitbox.scene_queries.SceneRayHits`; see
         :func:`hitbox.scene_queries.raycast`."""
-        return _queries.raycast(self, origins, directions, t_max=t_max, mask=mask)
+        return _queries.raycast(
+            self, origins, directions, t_max=t_max, mask=mask, group=group
+        )
 
-    def overlapping(self, boxes, *, mask=None):
+    def overlapping(self, boxes, *, mask=None, group=None):
         """(query, object id) pairs whose geometry meets each box now; see
         :func:`hitbox.scene_queries.overlapping`."""
-        return _queries.overlapping(self, boxes, mask=mask)
+        return _queries.overlapping(self, boxes, mask=mask, group=group)
 
-    def nearest(self, points, *, max_distance=np.inf, mask=None):
+    def nearest(self, points, *, max_distance=np.inf, mask=None, group=None):
         """The object nearest to each point now: a
         :class:`hitbox.scene_queries.SceneNearest`; see
         :func:`hitbox.scene_queries.nearest`."""
-        return _queries.nearest(self, points, max_distance=max_distance, mask=mask)
+        return _queries.nearest(
+            self, points, max_distance=max_distance, mask=mask, group=group
+        )
 
     def _finish(self, result, mode, inside):
         """A step's result with what the Python side adds: contact segments, or the

@@ -4,7 +4,7 @@ within a distance of each other; and, batched, the first object each of many ray
 (:func:`raycast`), the objects meeting each of many boxes (:func:`overlapping`) and the
 object nearest to each of many points (:func:`nearest`), through a top-level tree over
 the objects' world boxes. They read the Scene's current poses, honour its groups, masks
-and ignore list (the pair queries) or a query's ``mask`` (the batched ones), and never
+and ignore list (the pair queries) or a query's ``mask`` and ``group`` (the batched ones), and never
 move anything (2D and 3D scenes: a 2D query is asked in the plane z = 0).
 
 A mesh is its surface, a plain volume (sphere, box, OBB) is solid, as in the Scene's
@@ -49,12 +49,13 @@ class SceneRayHits(NamedTuple):
     t: np.ndarray
 
 
-def raycast(scene, origins, directions, *, t_max=np.inf, mask=None):
+def raycast(scene, origins, directions, *, t_max=np.inf, mask=None, group=None):
     """The first object each ray hits, the face of a mesh, and t (hit point ``origin +
-    t direction``, t in [0, t_max]), over the objects of a 3D scene; ties go to the
-    lower object id. ``origins``, ``directions`` (R, 3) (or one (3,) ray), ``t_max`` a
-    number or (R,); ``mask`` (see :func:`overlapping`) limits the objects looked at.
-    Returns a :class:`SceneRayHits` (ints and a float for one ray).
+    t direction``, t in [0, t_max]), over the objects of the scene; ties go to the
+    lower object id. ``origins``, ``directions`` (R, 3) (or one (3,) ray; (R, 2) in a
+    2D scene), ``t_max`` a number or (R,); ``mask`` and ``group`` (see
+    :func:`overlapping`) limit the objects looked at. Returns a :class:`SceneRayHits`
+    (ints and a float for one ray).
 
     A mesh is hit on its surface (exactly as :meth:`TriangleMesh.raycast` answers the
     ray moved into the mesh's frame, which preserves t), a plain volume on entering it
@@ -65,7 +66,7 @@ def raycast(scene, origins, directions, *, t_max=np.inf, mask=None):
     than 2**-90, go through :func:`raycast_brute`.
     """
     rays, single = _rays(scene, origins, directions, t_max)
-    ids = _tlas.selected(scene, mask)
+    ids = _tlas.selected(scene, mask, group)
     o, d, tm = (_tlas.frozen(a) for a in rays)
     tab = _tlas.table(scene, ids, _tlas.max_finite(o))
     n = len(o)
@@ -84,18 +85,18 @@ def raycast(scene, origins, directions, *, t_max=np.inf, mask=None):
     return _ray_hits(ids, k, face, t, single)
 
 
-def raycast_brute(scene, origins, directions, *, t_max=np.inf, mask=None):
+def raycast_brute(scene, origins, directions, *, t_max=np.inf, mask=None, group=None):
     """Slow twin of :func:`raycast`: every object in id order, cast at the rays its
     bounding sphere may reach (:meth:`TriangleMesh.raycast`, :func:`hitbox.ray.cast_sphere`,
     :func:`hitbox.ray.cast_obb`), a hit kept when nearer than the best so far."""
     rays, single = _rays(scene, origins, directions, t_max)
-    ids = _tlas.selected(scene, mask)
+    ids = _tlas.selected(scene, mask, group)
     tab = _tlas.table(scene, ids, _tlas.max_finite(rays.origin))
     k, face, t = _tlas.raycast_brute(tab, *rays)
     return _ray_hits(ids, k, face, t, single)
 
 
-def overlapping(scene, boxes, *, mask=None):
+def overlapping(scene, boxes, *, mask=None, group=None):
     """Which objects' geometry meets each query box, touching included: (2, n) intp
     pairs (query index, object id), sorted; for one (2, 3) box, the (n,) object ids.
 
@@ -109,15 +110,17 @@ def overlapping(scene, boxes, *, mask=None):
 
     ``mask`` (here and in :func:`raycast`, :func:`nearest`): an int bit set; only
     objects whose ``group`` (given to :meth:`Scene.add`) shares a bit with it are looked
-    at. The query acts as a member of every group: the objects' own masks, which filter
-    pairs of objects, do not apply to it. None (the default) looks at every object.
+    at. ``group``: the query's own group bits; only objects whose ``mask`` shares a bit
+    with it are looked at (the rule the Scene applies to a pair, with the query as one
+    of the two). None (the default for both) leaves that side open: without ``group``
+    the query acts as a member of every group.
 
     In a 2D scene (``Scene(dim=2)``) the queries take 2D rays, boxes ``(Q, 2, 2)`` and
     points, and the nearest points come back 2D: the objects are the cuts by z = 0 of
     their 3D shapes, and each query is asked in that plane.
     """
     queries, single = _boxes(scene, boxes)
-    ids = _tlas.selected(scene, mask)
+    ids = _tlas.selected(scene, mask, group)
     tab = _tlas.table(scene, ids, _tlas.max_finite(queries))
     q, k = (
         _tlas.top_tree(tab)[1].query(queries) if len(ids) else np.zeros((2, 0), np.intp)
@@ -137,11 +140,11 @@ def overlapping(scene, boxes, *, mask=None):
     return _box_pairs(ids, q[keep], k[keep], single)
 
 
-def overlapping_brute(scene, boxes, *, mask=None):
+def overlapping_brute(scene, boxes, *, mask=None, group=None):
     """Slow twin of :func:`overlapping`: every query box against every object (meshes:
     every triangle)."""
     queries, single = _boxes(scene, boxes)
-    ids = _tlas.selected(scene, mask)
+    ids = _tlas.selected(scene, mask, group)
     tab = _tlas.table(scene, ids, _tlas.max_finite(queries))
     q, k = _tlas.overlapping_brute(tab, queries)
     return _box_pairs(ids, q, k, single)
@@ -160,11 +163,11 @@ class SceneNearest(NamedTuple):
     point: np.ndarray
 
 
-def nearest(scene, points, *, max_distance=np.inf, mask=None):
+def nearest(scene, points, *, max_distance=np.inf, mask=None, group=None):
     """The object nearest to each point within ``max_distance`` (inclusive), its
     distance, face (meshes) and nearest point: a :class:`SceneNearest` (scalars and a
-    (3,) point for one (3,) point). Ties go to the lower object id; ``mask`` as for
-    :func:`overlapping`.
+    (3,) point for one (3,) point). Ties go to the lower object id; ``mask`` and
+    ``group`` as for :func:`overlapping`.
 
     A mesh is its surface (:meth:`TriangleMesh.closest_point` of the point moved into
     its frame, ties to the lowest face); a plain volume is solid, at distance 0 from the
@@ -175,7 +178,7 @@ def nearest(scene, points, *, max_distance=np.inf, mask=None):
     """
     pts, single = _points(scene, points)
     reach = _check_distance(max_distance)
-    ids = _tlas.selected(scene, mask)
+    ids = _tlas.selected(scene, mask, group)
     pts = _tlas.frozen(pts)
     tab = _tlas.table(scene, ids, _tlas.max_finite(pts))
     n = len(pts)
@@ -193,12 +196,12 @@ def nearest(scene, points, *, max_distance=np.inf, mask=None):
     return _nearest(ids, k, d, face, _lower(scene, point), single)
 
 
-def nearest_brute(scene, points, *, max_distance=np.inf, mask=None):
+def nearest_brute(scene, points, *, max_distance=np.inf, mask=None, group=None):
     """Slow twin of :func:`nearest`: every object's distance to every point, in id
     order (meshes by :meth:`TriangleMesh.closest_point`)."""
     pts, single = _points(scene, points)
     reach = _check_distance(max_distance)
-    ids = _tlas.selected(scene, mask)
+    ids = _tlas.selected(scene, mask, group)
     tab = _tlas.table(scene, ids, _tlas.max_finite(pts))
     k, d, face, point = _tlas.nearest_brute(tab, pts, reach)
     return _nearest(ids, k, d, face, _lower(scene, point), single)
