@@ -97,12 +97,13 @@ def test_any_all_contacts_distance_pair_and_many(meshes, kinds):
     many = a.intersect_many(b, POSES, mode="all")
     for k, w in enumerate(want):
         np.testing.assert_array_equal(many[1:, many[0] == k], w)
-    rows, segments = a.contacts_many(b, POSES)
-    np.testing.assert_array_equal(rows, many)
+    got = a.contacts_many(b, POSES)
+    np.testing.assert_array_equal(got.pairs, many)
     for k, pose in enumerate(POSES):
-        np.testing.assert_array_equal(
-            segments[rows[0] == k], a.contacts(b, pose).segments
-        )
+        one, rows = a.contacts(b, pose), got.pairs[0] == k
+        np.testing.assert_array_equal(got.segments[rows], one.segments)
+        np.testing.assert_array_equal(got.normals[rows], one.normals)
+        np.testing.assert_array_equal(got.depths[rows], one.depths)
     dist = a.distance_many(b, POSES).distance
     np.testing.assert_array_equal(dist, [a.distance_brute(b, p)[0] for p in POSES])
 
@@ -144,7 +145,9 @@ def test_scene_any_all_contacts_distance(meshes, kinds, mode):
         if mode != "any":
             np.testing.assert_array_equal(got.triangles, want.triangles)
         if mode == "contacts":
-            np.testing.assert_array_equal(got.segments, a.contacts(b, pose).segments)
+            found = a.contacts(b, pose)
+            np.testing.assert_array_equal(got.segments, found.segments)
+            np.testing.assert_array_equal(got.depths, found.depths)
         pairs, dist = scene.within(0.5)
         d = a.distance_brute(b, pose)[0]
         assert pairs.shape[1] == (d <= 0.5) and (d > 0.5 or dist[0] == d)
@@ -203,5 +206,9 @@ def test_cli_any_all_inside_distance(capsys, tmp_path, meshes, kind):
         got = _cli(capsys, "collide", fa, fb, "--pose-b", pose, "--node", kind,
                    "--contacts")  # fmt: skip
         assert got["pairs"] == want.T.tolist()
+        found = a.contacts(b, matrix)
         np.testing.assert_array_equal(np.array(got["segments"]).reshape(-1, 2, 3),
-                                      a.contacts(b, matrix).segments)  # fmt: skip
+                                      found.segments)  # fmt: skip
+        np.testing.assert_array_equal(got["depths"], found.depths)
+        np.testing.assert_array_equal(np.array(got["normals"]).reshape(-1, 3),
+                                      found.normals)  # fmt: skip

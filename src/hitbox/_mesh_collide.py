@@ -13,6 +13,7 @@ from hitbox import _validate as v
 from hitbox._kernels import collide as _collide
 from hitbox._kernels import collide_many as _many
 from hitbox._kernels import self_collide as _self
+from hitbox._kernels import triangle_depth as _depth
 
 #: Modes of :meth:`TriangleMesh.intersect`.
 MODES = ("any", "all")
@@ -22,16 +23,38 @@ PARALLEL_MIN_POSES = 256
 
 
 class Contacts(NamedTuple):
-    """Colliding triangle pairs with where they cross.
+    """Colliding triangle pairs with where they cross, how deep and which way.
 
     faces : (2, n) intp, row 0 faces of the first mesh, row 1 of the second, sorted.
     segments : (n, 2, 3) float, in the first mesh's frame: the two end points of the set
         where the two triangles meet (for coplanar overlaps, the two points of the overlap
         polygon farthest apart; both equal when they touch at one point).
+    normals : (n, 3) float, unit, in the first mesh's frame; depths : (n,) float >= 0.
+        Each triangle pair's own penetration: moving the second mesh's triangle by
+        ``depths[k] * normals[k]`` is the shortest translation that leaves the two
+        triangles touching at most (two triangles are convex, so this is exact, found
+        over their eleven separating-axis candidates: :mod:`hitbox._kernels.
+        triangle_depth`). It is the depth of that pair, not of the meshes, which have
+        none in general (they need not be convex). Coplanar pairs have depth 0 along
+        their common normal; a pair with no axis (both triangles collapsed to points or
+        to parallel segments) has depth 0 and a NaN normal.
     """
 
     faces: np.ndarray
     segments: np.ndarray
+    normals: np.ndarray
+    depths: np.ndarray
+
+
+class ManyContacts(NamedTuple):
+    """:class:`Contacts` of K placements: ``pairs`` (3, n) intp rows (placement, first
+    mesh's face, second's), sorted, and each row's ``segments`` (n, 2, 3), ``normals``
+    (n, 3) and ``depths`` (n,), in the first mesh's frame."""
+
+    pairs: np.ndarray
+    segments: np.ndarray
+    normals: np.ndarray
+    depths: np.ndarray
 
 
 class MeshCollisions:
@@ -100,19 +123,16 @@ class MeshCollisions:
         matrix = _matrix(transform)
         faces = self.intersect(other, matrix, mode="all")
         rot, trans = v.as_transform(matrix, "transform", rigid=True)
-        seg = np.empty((faces.shape[1], 2, 3))
+        n = faces.shape[1]
+        seg, normals, depths = np.empty((n, 2, 3)), np.empty((n, 3)), np.empty(n)
         slot_a = _slots(self.bvh.prim_order, faces[0])
         slot_b = _slots(other.bvh.prim_order, faces[1])
-        _collide.contact_segments(
-            self._slot_tris,
-            other._slot_tris,
-            slot_a,
-            slot_b,
-            np.ascontiguousarray(rot),
-            trans,
-            seg,
-        )
-        return Contacts(faces, seg)
+        if n:
+            args = (self._slot_tris, other._slot_tris, slot_a, slot_b,
+                    np.ascontiguousarray(rot), trans)  # fmt: skip
+            _collide.contact_segments(*args, seg)
+            _depth.pair_depths(*args, normals, depths)
+        return Contacts(faces, seg, normals, depths)
 
     def intersect_many(self, other, transforms, *, mode="any", inside=False):
         """K placements of ``other`` in one call, in parallel over the placements.
@@ -193,13 +213,14 @@ class MeshCollisions:
 
     def contacts_many(self, other, transforms):
         """:meth:`contacts` for K placements ((K, 4, 4) rigid transforms) in one call:
-        (pairs (3, n) intp, segments (n, 2, 3)) with the rows of
-        ``intersect_many(mode="all")`` (placement, this mesh's face, other's face) and
-        each pair's contact segment in this mesh's frame."""
+        a :class:`ManyContacts`, the rows of ``intersect_many(mode="all")`` (placement,
+        this mesh's face, other's face) with each pair's contact segment, normal and
+        depth in this mesh's frame."""
         pairs = self.intersect_many(other, transforms, mode="all")
-        segments = np.empty((pairs.shape[1], 2, 3))
-        if not pairs.shape[1]:
-            return pairs, segments
+        n = pairs.shape[1]
+        segments, normals, depths = np.empty((n, 2, 3)), np.empty((n, 3)), np.empty(n)
+        if not n:
+            return ManyContacts(pairs, segments, normals, depths)
         rots, transes, _ = v.as_transforms(transforms, "transforms", rigid=True)
         slot_a = _slots(self.bvh.prim_order, pairs[1])
         slot_b = _slots(other.bvh.prim_order, pairs[2])
@@ -207,11 +228,11 @@ class MeshCollisions:
         cuts = np.flatnonzero(np.diff(pairs[0])) + 1
         for lo, hi in zip(np.r_[0, cuts], np.r_[cuts, pairs.shape[1]], strict=True):
             k = pairs[0, lo]
-            _collide.contact_segments(
-                self._slot_tris, other._slot_tris, slot_a[lo:hi], slot_b[lo:hi],
-                np.ascontiguousarray(rots[k]), transes[k], segments[lo:hi],
-            )  # fmt: skip
-        return pairs, segments
+            args = (self._slot_tris, other._slot_tris, slot_a[lo:hi], slot_b[lo:hi],
+                    np.ascontiguousarray(rots[k]), transes[k])  # fmt: skip
+            _collide.contact_segments(*args, segments[lo:hi])
+            _depth.pair_depths(*args, normals[lo:hi], depths[lo:hi])
+        return ManyContacts(pairs, segments, normals, depths)
 
     def intersect_brute(self, other, transform=None):
         """Slow twin of ``intersect(mode="all")``: every triangle pair tested."""

@@ -72,9 +72,14 @@ class StepResult:
         With ``mode="contacts"``: for each column of ``triangles``, the two end points
         (world frame) of the set where the two triangles meet; NaN for a column with a
         plain volume. None otherwise.
+    normals, depths : (T, 3), (T,) float or None
+        With ``mode="contacts"``: each column's penetration normal (world frame) and
+        depth, as :class:`~hitbox.mesh.Contacts` defines them; NaN for a column with a
+        plain volume. None otherwise.
     """
 
-    __slots__ = ("pairs", "triangles", "offsets", "toi", "segments", "_facts", "_stats")
+    __slots__ = ("pairs", "triangles", "offsets", "toi", "segments", "normals", "depths",
+                 "_facts", "_stats")  # fmt: skip
 
     def __init__(self, pairs, triangles, offsets, facts):
         self.pairs = pairs
@@ -84,6 +89,8 @@ class StepResult:
         self._stats = None
         self.toi = None
         self.segments = None
+        self.normals = None
+        self.depths = None
 
     @property
     def stats(self):

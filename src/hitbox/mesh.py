@@ -11,11 +11,18 @@ from hitbox import _containment
 from hitbox import _validate as v
 from hitbox._bvh_check import check_points
 from hitbox._kernels import collide as _collide
-from hitbox._mesh_collide import MODES, Contacts, MeshCollisions
+from hitbox._mesh_collide import MODES, Contacts, ManyContacts, MeshCollisions
 from hitbox._mesh_probe import ClosestPoints, MeshProbes, MeshRayHits
 from hitbox.bvh import BVH, npz_path, read_file, write_file
 
-__all__ = ["TriangleMesh", "Contacts", "MeshRayHits", "ClosestPoints", "MODES"]
+__all__ = [
+    "TriangleMesh",
+    "Contacts",
+    "ManyContacts",
+    "MeshRayHits",
+    "ClosestPoints",
+    "MODES",
+]
 
 #: Default node kind: OBB trees descend least on meshes at arbitrary relative poses.
 NODE = "obb"

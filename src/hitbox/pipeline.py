@@ -187,8 +187,10 @@ class Scene(SceneEditing):
         toi is ``dt``).
 
         ``mode="contacts"`` is ``"all"`` with ``result.segments`` (T, 2, 3): where each
-        pair of crossing triangles meets, in world coordinates
-        (:func:`hitbox.scene_queries.contact_segments`). ``inside=True`` (mode
+        pair of crossing triangles meets, in world coordinates, and ``result.normals``
+        (T, 3), ``result.depths`` (T,): each pair's penetration as
+        :class:`~hitbox.mesh.Contacts` defines it
+        (:func:`hitbox.scene_queries.contact_geometry`). ``inside=True`` (mode
         ``"any"``) also reports pairs of closed meshes one of which lies wholly inside
         the other (:func:`hitbox.scene_queries.inside_pairs`).
         """
@@ -289,7 +291,8 @@ class Scene(SceneEditing):
         """A step's result with what the Python side adds: contact segments, or the
         pairs of meshes nested one inside the other."""
         if mode == "contacts":
-            result.segments = _queries.contact_segments(self, result)
+            geometry = _queries.contact_geometry(self, result)
+            result.segments, result.normals, result.depths = geometry
         if inside:
             nested = _queries.inside_pairs(self, result.pairs)
             if nested.shape[1]:

@@ -28,6 +28,7 @@ from hitbox.shapes import box as _box_mesh
 __all__ = [
     "SceneRayHits",
     "SceneNearest",
+    "contact_geometry",
     "contact_segments",
     "inside_pairs",
     "nearest",
@@ -212,7 +213,18 @@ def contact_segments(scene, result):
     (a ``mode="all"`` result of ``scene``, taken before anything moves): where each
     pair of crossing triangles meets (:meth:`TriangleMesh.contacts`). A column with a
     plain volume has no triangle pair, and NaN end points."""
-    segments = np.full((result.triangles.shape[1], 2, 3), np.nan)
+    return contact_geometry(scene, result)[0]
+
+
+def contact_geometry(scene, result):
+    """(segments (T, 2, 3), normals (T, 3), depths (T,)) of each column of
+    ``result.triangles`` (as :func:`contact_segments`), in world coordinates: the
+    contact segment, and the triangle pair's normal and depth as
+    :class:`~hitbox.mesh.Contacts` defines them (the second object's triangle moved by
+    depth times normal parts the pair). NaN for a column with a plain volume."""
+    n = result.triangles.shape[1]
+    segments = np.full((n, 2, 3), np.nan)
+    normals, depths = np.full((n, 3), np.nan), np.full(n, np.nan)
     for k in range(result.pairs.shape[1]):
         i, j = (int(x) for x in result.pairs[:, k])
         lo, hi = result.offsets[k], result.offsets[k + 1]
@@ -224,7 +236,9 @@ def contact_segments(scene, result):
         if not np.array_equal(found.faces, result.triangles[:, lo:hi]):
             raise ValueError("result is not this scene's latest mode='all' result")
         segments[lo:hi] = found.segments @ pose_i[:3, :3].T + pose_i[:3, 3]
-    return segments
+        normals[lo:hi] = found.normals @ pose_i[:3, :3].T
+        depths[lo:hi] = found.depths
+    return segments, normals, depths
 
 
 def inside_pairs(scene, touching):

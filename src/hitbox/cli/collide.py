@@ -95,9 +95,12 @@ def run(args):
         out["n_pairs"] = int(pairs.shape[1])
         out["pairs"] = pairs.T.tolist()
     if getattr(args, "contacts", False):
-        # where each crossing triangle pair meets, moved from A's frame to the world
-        seg = a.contacts(b, relative).segments @ pose_a[:3, :3].T + pose_a[:3, 3]
-        out["segments"] = seg.tolist()
+        # where each crossing triangle pair meets, how deep and which way, moved from
+        # A's frame to the world
+        found = a.contacts(b, relative)
+        out["segments"] = (found.segments @ pose_a[:3, :3].T + pose_a[:3, 3]).tolist()
+        out["normals"] = (found.normals @ pose_a[:3, :3].T).tolist()
+        out["depths"] = found.depths.tolist()
     if args.view:
         from hitbox import view
 
@@ -125,10 +128,11 @@ def run(args):
             con,
             f"pairs (A face, B face): {text}" + (f", ... {more} more" if more else ""),
         )
-    shown = zip(out.get("segments", []), out.get("pairs", []), strict=False)
-    for (p, q), (i, j) in list(shown)[:3]:
+    shown = zip(out.get("segments", []), out.get("pairs", []), out.get("depths", []),
+                strict=False)  # fmt: skip
+    for (p, q), (i, j), depth in list(shown)[:3]:
         ends = " to ".join("(" + ", ".join(f"{x:.6g}" for x in e) + ")" for e in (p, q))
-        common.say(con, f"  ({i}, {j}) meet from {ends}")
+        common.say(con, f"  ({i}, {j}) meet from {ends}, depth {depth:.6g}")
     common.say(
         con,
         f"query: {common.duration(best_s)} (best of {repeats} warm runs; "
