@@ -182,6 +182,55 @@ def _det(a, b, c):
             + a[2] * (b[0] * c[1] - b[1] * c[0]))  # fmt: skip
 
 
+@njit(cache=True, nogil=True)
+def _nearest_face(ws, lam, only_outside):
+    """The origin's closest point on the nearest face of the tetrahedron in ws[:4]
+    (weights into lam, the fourth point's 0), over the faces it lies beyond when
+    ``only_outside``, else over all four; returns whether any face was looked at."""
+    best = np.inf
+    any_out = False
+    for f in range(4):
+        p, q, r, s = (
+            (0, 1, 2, 3)
+            if f == 0
+            else ((0, 2, 3, 1) if f == 1 else ((0, 3, 1, 2) if f == 2 else (1, 3, 2, 0)))
+        )
+        if only_outside and not _outside(ws, p, q, r, s):
+            continue
+        any_out = True
+        u, v, w = _triangle(ws, p, q, r)
+        x = u * ws[p, 0] + v * ws[q, 0] + w * ws[r, 0]
+        y = u * ws[p, 1] + v * ws[q, 1] + w * ws[r, 1]
+        z = u * ws[p, 2] + v * ws[q, 2] + w * ws[r, 2]
+        d = x * x + y * y + z * z
+        if d < best:
+            best = d
+            lam[s] = 0.0
+            lam[p], lam[q], lam[r] = u, v, w
+    return any_out
+
+
+@njit(cache=True, nogil=True)
+def _inside_weights(ws):
+    """The origin's barycentric weights in the tetrahedron ws[:4], by volumes, into
+    column 9; whether they hold it (all >= -1e-9, finite)."""
+    e1 = (ws[1, 0] - ws[0, 0], ws[1, 1] - ws[0, 1], ws[1, 2] - ws[0, 2])
+    e2 = (ws[2, 0] - ws[0, 0], ws[2, 1] - ws[0, 1], ws[2, 2] - ws[0, 2])
+    e3 = (ws[3, 0] - ws[0, 0], ws[3, 1] - ws[0, 1], ws[3, 2] - ws[0, 2])
+    o = (-ws[0, 0], -ws[0, 1], -ws[0, 2])
+    vol = _det(e1, e2, e3)
+    if vol == 0.0:
+        return False
+    ws[1, 9] = _det(o, e2, e3) / vol
+    ws[2, 9] = _det(e1, o, e3) / vol
+    ws[3, 9] = _det(e1, e2, o) / vol
+    ws[0, 9] = 1.0 - ws[1, 9] - ws[2, 9] - ws[3, 9]
+    for p in range(4):
+        if not ws[p, 9] >= -1e-9:
+            return False
+    return True
+
+
 # From Ericson, Real-Time Collision Detection, 5.1.6 (ClosestPtPointTetrahedron).
 @njit(cache=True, nogil=True)
 def closest(ws, n, lam):
@@ -194,39 +243,13 @@ def closest(ws, n, lam):
     elif n == 3:
         lam[0], lam[1], lam[2] = _triangle(ws, 0, 1, 2)
     else:
-        best = np.inf
-        any_out = False
-        for f in range(4):
-            p, q, r, s = (
-                (0, 1, 2, 3)
-                if f == 0
-                else (
-                    (0, 2, 3, 1) if f == 1 else ((0, 3, 1, 2) if f == 2 else (1, 3, 2, 0))
-                )
-            )
-            if not _outside(ws, p, q, r, s):
-                continue
-            any_out = True
-            u, v, w = _triangle(ws, p, q, r)
-            x = u * ws[p, 0] + v * ws[q, 0] + w * ws[r, 0]
-            y = u * ws[p, 1] + v * ws[q, 1] + w * ws[r, 1]
-            z = u * ws[p, 2] + v * ws[q, 2] + w * ws[r, 2]
-            d = x * x + y * y + z * z
-            if d < best:
-                best = d
-                lam[s] = 0.0
-                lam[p], lam[q], lam[r] = u, v, w
-        if not any_out:  # inside: the origin's barycentric weights, by volumes
-            e1 = (ws[1, 0] - ws[0, 0], ws[1, 1] - ws[0, 1], ws[1, 2] - ws[0, 2])
-            e2 = (ws[2, 0] - ws[0, 0], ws[2, 1] - ws[0, 1], ws[2, 2] - ws[0, 2])
-            e3 = (ws[3, 0] - ws[0, 0], ws[3, 1] - ws[0, 1], ws[3, 2] - ws[0, 2])
-            o = (-ws[0, 0], -ws[0, 1], -ws[0, 2])
-            vol = _det(e1, e2, e3)
-            ws[1, 9] = _det(o, e2, e3) / vol
-            ws[2, 9] = _det(e1, o, e3) / vol
-            ws[3, 9] = _det(e1, e2, o) / vol
-            ws[0, 9] = 1.0 - ws[1, 9] - ws[2, 9] - ws[3, 9]
-            return 4, 0.0, 0.0, 0.0
+        if not _nearest_face(ws, lam, True):
+            # no face has the origin beyond it: inside, by the volume weights, unless
+            # those say otherwise (a nearly flat simplex misleads the face signs; then
+            # the nearest of all four faces)
+            if _inside_weights(ws):
+                return 4, 0.0, 0.0, 0.0
+            _nearest_face(ws, lam, False)
     return _keep(ws, n, lam)
 
 
