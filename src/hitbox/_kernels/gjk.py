@@ -182,7 +182,7 @@ def _det(a, b, c):
             + a[2] * (b[0] * c[1] - b[1] * c[0]))  # fmt: skip
 
 
-@njit(cache=True, nogil=True)
+@njit(inline="always")
 def _nearest_face(ws, lam, only_outside):
     """The origin's closest point on the nearest face of the tetrahedron in ws[:4]
     (weights into lam, the fourth point's 0), over the faces it lies beyond when
@@ -210,7 +210,7 @@ def _nearest_face(ws, lam, only_outside):
     return any_out
 
 
-@njit(cache=True, nogil=True)
+@njit(inline="always")
 def _inside_weights(ws):
     """The origin's barycentric weights in the tetrahedron ws[:4], by volumes, into
     column 9; whether they hold it (all >= -1e-9, finite)."""
