@@ -405,6 +405,55 @@ def test_2d_queries_equal_their_twins_and_the_plane(seed):
                 assert ((q, k) in found) == (gap < 0), (q, k, gap)
 
 
+def _polygon(obj):
+    _, c, h, rot = obj
+    return c + (np.array([[-1, -1], [1, -1], [1, 1], [-1, 1]]) * h) @ rot.T
+
+
+def _segment_distance(p, a, b):
+    t = np.clip((p - a) @ (b - a) / ((b - a) @ (b - a)), 0.0, 1.0)
+    return np.linalg.norm(p - (a + t * (b - a)))
+
+
+def _shape_distance_2d(x, y):
+    """Distance of two discs or rectangles in the plane (0 when they meet)."""
+    if x[0] == "disc" and y[0] == "disc":
+        return max(0.0, np.linalg.norm(x[1] - y[1]) - x[2] - y[2])
+    if x[0] == "disc" or y[0] == "disc":
+        disc, rect = (x, y) if x[0] == "disc" else (y, x)
+        return max(0.0, _distance_2d(rect, disc[1]) - disc[2])
+    px, py = _polygon(x), _polygon(y)
+    apart = False
+    for axis in (*x[3].T, *y[3].T):
+        a, b = px @ axis, py @ axis
+        apart |= a.min() > b.max() or b.min() > a.max()
+    if not apart:
+        return 0.0
+    return min(
+        _segment_distance(v, q[k], q[(k + 1) % 4])
+        for p, q in ((px, py), (py, px))
+        for v in p
+        for k in range(4)
+    )
+
+
+@FEW
+@given(seed=SEEDS)
+def test_2d_within_is_the_plane_distance(seed):
+    scene, plain = _scene_2d(seed)
+    reach = 0.8
+    pairs, dists = sq.within(scene, reach)
+    found = dict(zip(map(tuple, pairs.T.tolist()), dists.tolist(), strict=True))
+    for i in range(len(plain)):
+        for j in range(i + 1, len(plain)):
+            want = _shape_distance_2d(plain[i], plain[j])
+            if abs(want - reach) < 1e-9:
+                continue  # on the threshold: rounding may go either way
+            assert ((i, j) in found) == (want < reach), (i, j, want)
+            if (i, j) in found:
+                assert abs(found[i, j] - want) <= 1e-9, (i, j, found[i, j], want)
+
+
 def test_2d_queries_worked_example():
     scene = Scene(dim=2)
     disc = scene.add(Spheres(np.array([0.0, 0.0]), 1.0))

@@ -21,7 +21,7 @@ from hitbox import _scene_tlas as _tlas
 from hitbox import _validate as v
 from hitbox import convex
 from hitbox._kernels import tlas as _kt
-from hitbox._scene_objects import MESH, SPHERE
+from hitbox._scene_objects import MESH, SPHERE, lift_pose2
 from hitbox._types import Rays
 from hitbox.shapes import box as _box_mesh
 
@@ -231,8 +231,8 @@ def contact_geometry(scene, result):
         a, b = _object(scene, i), _object(scene, j)
         if a.kind != MESH or b.kind != MESH:
             continue
-        pose_i = scene.pose(i)
-        found = a.mesh.contacts(b.mesh, _relative(pose_i, scene.pose(j)))
+        pose_i = _pose(scene, i)
+        found = a.mesh.contacts(b.mesh, _relative(pose_i, _pose(scene, j)))
         if not np.array_equal(found.faces, result.triangles[:, lo:hi]):
             raise ValueError("result is not this scene's latest mode='all' result")
         segments[lo:hi] = found.segments @ pose_i[:3, :3].T + pose_i[:3, 3]
@@ -257,7 +257,7 @@ def inside_pairs(scene, touching):
             if not (_holds(boxes[i], boxes[j]) or _holds(boxes[j], boxes[i])):
                 continue
             mi, mj = _object(scene, i).mesh, _object(scene, j).mesh
-            if mi.intersect(mj, _relative(scene.pose(i), scene.pose(j)), inside=True):
+            if mi.intersect(mj, _relative(_pose(scene, i), _pose(scene, j)), inside=True):
                 found.append((i, j))
     return np.array(found, np.intp).reshape(-1, 2).T
 
@@ -272,8 +272,6 @@ def within(scene, distance):
     distance = float(distance)
     if not (distance >= 0.0 and math.isfinite(distance)):
         raise ValueError(f"distance must be finite and >= 0, got {distance}")
-    if scene.dim != 3:
-        raise ValueError("within() is for 3D scenes")
     ids = _ids(scene)
     spheres = {i: _world_sphere(scene, i) for i in ids}
     pairs, dists = [], []
@@ -321,7 +319,7 @@ def _allowed(scene, i, j):
 
 
 def _world_vertices(scene, i):
-    obj, pose = _object(scene, i), scene.pose(i)
+    obj, pose = _object(scene, i), _pose(scene, i)
     return obj.verts @ pose[:3, :3].T + pose[:3, 3]
 
 
@@ -334,14 +332,20 @@ def _holds(outer, inner):
     return bool(np.all(outer[0] <= inner[0]) and np.all(inner[1] <= outer[1]))
 
 
+def _pose(scene, i):
+    """The object's (4, 4) pose: a 2D scene's lifted into 3D, turning about z."""
+    pose = scene.pose(i)
+    return pose if scene.dim == 3 else lift_pose2(pose)
+
+
 def _world_sphere(scene, i):
-    obj, pose = _object(scene, i), scene.pose(i)
+    obj, pose = _object(scene, i), _pose(scene, i)
     return pose[:3, :3] @ obj.center + pose[:3, 3], obj.radius * (1 + 1e-12)
 
 
 def _convex(scene, i):
     """A plain volume as a :mod:`hitbox.convex` shape in the world."""
-    obj, pose = _object(scene, i), scene.pose(i)
+    obj, pose = _object(scene, i), _pose(scene, i)
     centre = pose[:3, :3] @ obj.center + pose[:3, 3]
     if obj.kind == SPHERE:
         return convex.sphere(centre, obj.radius)
@@ -353,10 +357,10 @@ def _as_mesh(scene, i):
     triangles)."""
     obj = _object(scene, i)
     if obj.kind == MESH:
-        return obj.mesh, scene.pose(i)
+        return obj.mesh, _pose(scene, i)
     frame = np.eye(4)
     frame[:3, :3], frame[:3, 3] = obj.rot, obj.center
-    return _box_mesh(2.0 * obj.half), scene.pose(i) @ frame
+    return _box_mesh(2.0 * obj.half), _pose(scene, i) @ frame
 
 
 def _pair_distance(scene, i, j, reach):
@@ -365,7 +369,7 @@ def _pair_distance(scene, i, j, reach):
         return float(convex.distance(_convex(scene, i), _convex(scene, j)).distance[0])
     if oi.kind != MESH:
         i, j, oi, oj = j, i, oj, oi  # the mesh first
-    mesh, pose = oi.mesh, scene.pose(i)
+    mesh, pose = oi.mesh, _pose(scene, i)
     if oj.kind == SPHERE:  # the surface against a solid ball
         centre, radius = _world_sphere(scene, j)[0], oj.radius
         local = pose[:3, :3].T @ (centre - pose[:3, 3])
@@ -379,7 +383,7 @@ def _pair_distance(scene, i, j, reach):
 
 
 def _any_vertex_in_box(scene, i, j):
-    obj, pose = _object(scene, j), scene.pose(j)
+    obj, pose = _object(scene, j), _pose(scene, j)
     local = (_world_vertices(scene, i) - (pose[:3, :3] @ obj.center + pose[:3, 3])) @ (
         pose[:3, :3] @ obj.rot
     )
