@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from hitbox import shapes
 from hitbox._kernels.triangle_depth import tri_pair_depth
 from hitbox._kernels.triangle_overlap import tri_tri_overlap
+from hitbox._types import Spheres
 from hitbox.pipeline import Scene
 
 SEEDS = st.integers(0, 2**32 - 1)
@@ -118,3 +119,37 @@ def test_mesh_contacts_carry_each_pairs_depth(node):
     np.testing.assert_array_equal(step.depths[cols], found.depths)
     np.testing.assert_allclose(step.normals[cols], found.normals @ turn[:3, :3].T,
                                atol=1e-15)  # fmt: skip
+
+
+def test_scene_contacts_of_plain_volumes():
+    rng = np.random.default_rng(3)
+    for _ in range(20):
+        scene = Scene()
+        ra, rb = rng.uniform(0.3, 1.0, 2)
+        u = rng.normal(size=3)
+        ca = rng.normal(size=3)
+        cb = ca + u / np.linalg.norm(u) * rng.uniform(0.1, 0.9) * (ra + rb)
+        scene.add(Spheres(ca, ra))
+        scene.add(Spheres(cb, rb))
+        step = scene.query(mode="contacts")
+        gap = np.linalg.norm(cb - ca)
+        assert step.pairs.shape[1] == 1 and np.isclose(step.depths[0], ra + rb - gap)
+        np.testing.assert_allclose(step.normals[0], (cb - ca) / gap, atol=1e-12)
+        assert np.isnan(step.segments).all()
+    # a ball resting 0.1 deep in a box's top face; a mesh against a ball: no depth
+    scene = Scene()
+    scene.add(np.array([[-1.0, -1, -1], [1, 1, 0]]))
+    scene.add(Spheres(np.array([0.3, 0.2, 0.4]), 0.5))
+    scene.add(shapes.icosphere(0.3, 1), np.eye(4))
+    step = scene.query(mode="contacts")
+    cols = {tuple(p): (step.offsets[k], step.offsets[k + 1])
+            for k, p in enumerate(step.pairs.T.tolist())}  # fmt: skip
+    lo, _ = cols[(0, 1)]
+    assert np.isclose(step.depths[lo], 0.1) and np.allclose(step.normals[lo], [0, 0, 1])
+    lo, hi = cols[(1, 2)]
+    assert np.isnan(step.depths[lo:hi]).all() and np.isnan(step.normals[lo:hi]).all()
+    # in a 2D scene the lifts are flat: no depth is claimed
+    flat = Scene(dim=2)
+    flat.add(Spheres(np.zeros(2), 1.0))
+    flat.add(Spheres(np.array([1.5, 0.0]), 1.0))
+    assert np.isnan(flat.query(mode="contacts").depths).all()

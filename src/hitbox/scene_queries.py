@@ -221,7 +221,11 @@ def contact_geometry(scene, result):
     ``result.triangles`` (as :func:`contact_segments`), in world coordinates: the
     contact segment, and the triangle pair's normal and depth as
     :class:`~hitbox.mesh.Contacts` defines them (the second object's triangle moved by
-    depth times normal parts the pair). NaN for a column with a plain volume."""
+    depth times normal parts the pair). A pair of two plain volumes in a 3D scene has
+    one column, with the pair's own depth and normal (:func:`hitbox.convex.penetration`:
+    exact for spheres and boxes) and NaN segment ends. NaN everywhere for a mesh
+    against a plain volume, and for plain volumes in a 2D scene (their 3D lifts are
+    flat, so their depth would not be the plane's)."""
     n = result.triangles.shape[1]
     segments = np.full((n, 2, 3), np.nan)
     normals, depths = np.full((n, 3), np.nan), np.full(n, np.nan)
@@ -229,6 +233,10 @@ def contact_geometry(scene, result):
         i, j = (int(x) for x in result.pairs[:, k])
         lo, hi = result.offsets[k], result.offsets[k + 1]
         a, b = _object(scene, i), _object(scene, j)
+        if a.kind != MESH and b.kind != MESH and scene.dim == 3 and hi == lo + 1:
+            pen = convex.penetration(_convex(scene, i), _convex(scene, j))
+            normals[lo], depths[lo] = pen.normal[0], max(float(pen.depth[0]), 0.0)
+            continue
         if a.kind != MESH or b.kind != MESH:
             continue
         pose_i = _pose(scene, i)
