@@ -1,5 +1,6 @@
-"""Penetration depth and normal of touching triangle pairs (hitbox._kernels.
-triangle_depth, TriangleMesh.contacts' normals and depths) against plainly correct
+"""Penetration depth and normal of touching triangle pairs, and of a triangle against a
+box or a ball (hitbox._kernels.triangle_depth; TriangleMesh.contacts' normals and depths;
+the Scene's contacts mode) against plainly correct
 oracles: no direction parts the pair with a shorter move (every unit direction's move,
 sampled densely, is at least the depth), the move along the normal parts it exactly
 (the exact overlap test says apart just beyond the depth, touching or crossing just
@@ -10,8 +11,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from hitbox import convex as cx
 from hitbox import shapes
-from hitbox._kernels.triangle_depth import tri_pair_depth
+from hitbox._kernels.triangle_depth import tri_ball_depth, tri_box_depth, tri_pair_depth
 from hitbox._kernels.triangle_overlap import tri_tri_overlap
 from hitbox._types import Spheres
 from hitbox.pipeline import Scene
@@ -136,20 +138,77 @@ def test_scene_contacts_of_plain_volumes():
         assert step.pairs.shape[1] == 1 and np.isclose(step.depths[0], ra + rb - gap)
         np.testing.assert_allclose(step.normals[0], (cb - ca) / gap, atol=1e-12)
         assert np.isnan(step.segments).all()
-    # a ball resting 0.1 deep in a box's top face; a mesh against a ball: no depth
+    # a ball resting 0.1 deep in a box's top face
     scene = Scene()
     scene.add(np.array([[-1.0, -1, -1], [1, 1, 0]]))
     scene.add(Spheres(np.array([0.3, 0.2, 0.4]), 0.5))
-    scene.add(shapes.icosphere(0.3, 1), np.eye(4))
     step = scene.query(mode="contacts")
-    cols = {tuple(p): (step.offsets[k], step.offsets[k + 1])
-            for k, p in enumerate(step.pairs.T.tolist())}  # fmt: skip
-    lo, _ = cols[(0, 1)]
-    assert np.isclose(step.depths[lo], 0.1) and np.allclose(step.normals[lo], [0, 0, 1])
-    lo, hi = cols[(1, 2)]
-    assert np.isnan(step.depths[lo:hi]).all() and np.isnan(step.normals[lo:hi]).all()
+    assert np.isclose(step.depths[0], 0.1) and np.allclose(step.normals[0], [0, 0, 1])
     # in a 2D scene the lifts are flat: no depth is claimed
     flat = Scene(dim=2)
     flat.add(Spheres(np.zeros(2), 1.0))
     flat.add(Spheres(np.array([1.5, 0.0]), 1.0))
     assert np.isnan(flat.query(mode="contacts").depths).all()
+
+
+def _random_rotation(rng):
+    rot, _ = np.linalg.qr(rng.normal(size=(3, 3)))
+    return rot * np.sign(np.linalg.det(rot))
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=SEEDS)
+def test_triangle_box_and_ball_depths_are_the_least_parting_moves(seed):
+    rng = np.random.default_rng(seed)
+    tri = rng.normal(size=(3, 3))
+    centre = tri.mean(axis=0) + rng.normal(size=3) * 0.3
+    half, rot = rng.uniform(0.2, 0.8, 3), _random_rotation(rng)
+    d, *n = tri_box_depth(*map(tuple, tri), centre, half, rot)
+    n = np.array(n)
+    corners = centre + (np.array([[x, y, z] for x in (-1, 1) for y in (-1, 1)
+                                  for z in (-1, 1)]) * half) @ rot.T  # fmt: skip
+    moves = (tri @ DIRECTIONS.T).max(axis=0) - (corners @ DIRECTIONS.T).min(axis=0)
+    assert max(moves.min(), 0.0) >= d - 1e-9  # no direction parts them by less
+    hull = cx.hull(tri)
+
+    def meets(shift):
+        return bool(cx.intersects(hull, cx.box(centre + shift, half, rot))[0])
+
+    if meets(np.zeros(3)):
+        tol = 1e-7 * (1.0 + d)
+        assert not meets((d + tol) * n)
+        if d > tol:
+            assert meets((d - tol) * n)
+    r = rng.uniform(0.2, 1.0)
+    d, *n = tri_ball_depth(*map(tuple, tri), centre, r)
+    gap = float(cx.distance(hull, cx.sphere(centre, 0.0)).distance[0])
+    assert np.isclose(d, max(r - gap, 0.0), atol=1e-9)
+    if gap > 1e-9:
+        assert np.isclose(float(cx.distance(hull, cx.sphere(centre + d * np.array(n), 0.0))
+                                .distance[0]), max(gap, r), atol=1e-9)  # fmt: skip
+
+
+@pytest.mark.parametrize("mesh_first", [True, False])
+def test_scene_contacts_of_a_mesh_against_plain_volumes(mesh_first):
+    scene = Scene()
+    ball = Spheres(np.array([0.0, 0.0, 1.3]), 0.5)  # 0.2 into the cube's top face
+    box = np.array([[-0.3, -0.3, -1.25], [0.3, 0.3, -0.9]])  # 0.1 into its bottom
+    if mesh_first:
+        scene.add(shapes.box((2, 2, 2)))
+        scene.add(ball)
+        scene.add(box)
+    else:
+        scene.add(ball)
+        scene.add(box)
+        scene.add(shapes.box((2, 2, 2)))
+    step = scene.query(mode="contacts")
+    want = {"ball": (0.2, [0, 0, 1]), "box": (0.1, [0, 0, -1])}
+    for k, (i, j) in enumerate(step.pairs.T.tolist()):
+        lo, hi = step.offsets[k], step.offsets[k + 1]
+        mesh = 0 if mesh_first else 2
+        other = j if i == mesh else i
+        depth, normal = want["ball" if other == (1 if mesh_first else 0) else "box"]
+        sign = 1.0 if j == other else -1.0  # the normal moves object j
+        np.testing.assert_allclose(step.depths[lo:hi], depth, atol=1e-12)
+        np.testing.assert_allclose(step.normals[lo:hi], sign * np.array([normal] * (hi - lo)),
+                                   atol=1e-12)  # fmt: skip

@@ -21,6 +21,7 @@ from hitbox import _scene_tlas as _tlas
 from hitbox import _validate as v
 from hitbox import convex
 from hitbox._kernels import tlas as _kt
+from hitbox._kernels import triangle_depth as _kd
 from hitbox._scene_objects import MESH, SPHERE, lift_pose2
 from hitbox._types import Rays
 from hitbox.shapes import box as _box_mesh
@@ -221,11 +222,13 @@ def contact_geometry(scene, result):
     ``result.triangles`` (as :func:`contact_segments`), in world coordinates: the
     contact segment, and the triangle pair's normal and depth as
     :class:`~hitbox.mesh.Contacts` defines them (the second object's triangle moved by
-    depth times normal parts the pair). A pair of two plain volumes in a 3D scene has
-    one column, with the pair's own depth and normal (:func:`hitbox.convex.penetration`:
-    exact for spheres and boxes) and NaN segment ends. NaN everywhere for a mesh
-    against a plain volume, and for plain volumes in a 2D scene (their 3D lifts are
-    flat, so their depth would not be the plane's)."""
+    depth times normal parts the pair). In a 3D scene, a pair of two plain volumes has
+    one column with the pair's own depth and normal (:func:`hitbox.convex.penetration`:
+    exact for spheres and boxes), and a mesh against a plain volume each touching
+    face's own (the face against the ball or box, exact:
+    :mod:`hitbox._kernels.triangle_depth`); their segment ends are NaN. Plain volumes
+    in a 2D scene have NaN depths and normals (their 3D lifts are flat, so their depth
+    would not be the plane's)."""
     n = result.triangles.shape[1]
     segments = np.full((n, 2, 3), np.nan)
     normals, depths = np.full((n, 3), np.nan), np.full(n, np.nan)
@@ -233,9 +236,13 @@ def contact_geometry(scene, result):
         i, j = (int(x) for x in result.pairs[:, k])
         lo, hi = result.offsets[k], result.offsets[k + 1]
         a, b = _object(scene, i), _object(scene, j)
-        if a.kind != MESH and b.kind != MESH and scene.dim == 3 and hi == lo + 1:
-            pen = convex.penetration(_convex(scene, i), _convex(scene, j))
-            normals[lo], depths[lo] = pen.normal[0], max(float(pen.depth[0]), 0.0)
+        if (a.kind != MESH or b.kind != MESH) and scene.dim == 3:
+            if a.kind != MESH and b.kind != MESH:
+                pen = convex.penetration(_convex(scene, i), _convex(scene, j))
+                normals[lo], depths[lo] = pen.normal[0], max(float(pen.depth[0]), 0.0)
+            else:
+                _mesh_volume_depths(scene, i, j, result.triangles[:, lo:hi],
+                                    normals[lo:hi], depths[lo:hi])  # fmt: skip
             continue
         if a.kind != MESH or b.kind != MESH:
             continue
@@ -247,6 +254,26 @@ def contact_geometry(scene, result):
         normals[lo:hi] = found.normals @ pose_i[:3, :3].T
         depths[lo:hi] = found.depths
     return segments, normals, depths
+
+
+def _mesh_volume_depths(scene, i, j, columns, normals, depths):
+    """Each touching face of the mesh against the plain volume (one of objects i < j),
+    into normals and depths, as moves of object j (world frame)."""
+    mesh_first = _object(scene, i).kind == MESH
+    m, p = (i, j) if mesh_first else (j, i)
+    pose = _pose(scene, m)
+    tris = np.ascontiguousarray(_object(scene, m).mesh.triangles @ pose[:3, :3].T
+                                + pose[:3, 3])  # fmt: skip
+    faces = np.ascontiguousarray(columns[0 if mesh_first else 1], np.intp)
+    vol, vpose = _object(scene, p), _pose(scene, p)
+    centre = vpose[:3, :3] @ vol.center + vpose[:3, 3]
+    if vol.kind == SPHERE:
+        args = (0, centre, np.zeros(3), np.eye(3), float(vol.radius))
+    else:
+        args = (1, centre, vol.half, np.ascontiguousarray(vpose[:3, :3] @ vol.rot), 0.0)
+    _kd.volume_depths(tris, faces, *args, normals, depths)
+    if not mesh_first:  # the mesh is object j: it moves the other way
+        normals *= -1.0
 
 
 def inside_pairs(scene, touching):
