@@ -188,10 +188,10 @@ class Scene(SceneEditing):
 
         ``mode="contacts"`` is ``"all"`` with ``result.segments`` (T, 2, 3): where each
         pair of crossing triangles meets, in world coordinates, and ``result.normals``
-        (T, 3), ``result.depths`` (T,): each triangle pair's penetration as
-        :class:`~hitbox.mesh.Contacts` defines it, and a pair of plain volumes' own
-        (3D scenes)
-        (:func:`hitbox.scene_queries.contact_geometry`). ``inside=True`` (mode
+        (T, 3), ``result.depths`` (T,): each column's penetration as
+        :class:`~hitbox.mesh.Contacts` defines it (a face against a plain volume, or two
+        plain volumes, in 3D scenes too: :func:`hitbox.scene_queries.contact_geometry`).
+        ``inside=True`` (mode
         ``"any"``) also reports pairs of closed meshes one of which lies wholly inside
         the other (:func:`hitbox.scene_queries.inside_pairs`).
         """

@@ -4,8 +4,9 @@ within a distance of each other; and, batched, the first object each of many ray
 (:func:`raycast`), the objects meeting each of many boxes (:func:`overlapping`) and the
 object nearest to each of many points (:func:`nearest`), through a top-level tree over
 the objects' world boxes. They read the Scene's current poses, honour its groups, masks
-and ignore list (the pair queries) or a query's ``mask`` and ``group`` (the batched ones), and never
-move anything (2D and 3D scenes: a 2D query is asked in the plane z = 0).
+and ignore list (the pair queries) or a query's ``mask`` and ``group`` (the batched
+ones), and never move anything (2D and 3D scenes: a 2D query is asked in the plane
+z = 0).
 
 A mesh is its surface, a plain volume (sphere, box, OBB) is solid, as in the Scene's
 touching test: distances are between surfaces and solids accordingly (a mesh wholly
@@ -262,9 +263,10 @@ def _mesh_volume_depths(scene, i, j, columns, normals, depths):
     mesh_first = _object(scene, i).kind == MESH
     m, p = (i, j) if mesh_first else (j, i)
     pose = _pose(scene, m)
-    tris = np.ascontiguousarray(_object(scene, m).mesh.triangles @ pose[:3, :3].T
-                                + pose[:3, 3])  # fmt: skip
-    faces = np.ascontiguousarray(columns[0 if mesh_first else 1], np.intp)
+    # only the touching faces, moved into the world
+    touching = _object(scene, m).mesh.triangles[columns[0 if mesh_first else 1]]
+    tris = np.ascontiguousarray(touching @ pose[:3, :3].T + pose[:3, 3])
+    faces = np.arange(len(tris), dtype=np.intp)
     vol, vpose = _object(scene, p), _pose(scene, p)
     centre = vpose[:3, :3] @ vol.center + vpose[:3, 3]
     if vol.kind == SPHERE:
