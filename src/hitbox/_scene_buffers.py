@@ -54,9 +54,12 @@ class SceneBuffers:
 
     def __init__(self, cap=16):
         self.cap = 0
+        self.objs = np.zeros(0, np.int64)
         self.fbuf = np.zeros(0)
         self.ibuf = np.zeros(0, np.int64)
         self.views = {}
+        self.work = np.zeros(0, np.int64)
+        self.record = np.zeros(0, np.int64)
         self.grow(cap)
         self._trees = []  # (mesh with a tree of the scene's kind, its used vertices)
         self._tree_of = {}  # id(mesh given) -> tree index
@@ -74,10 +77,11 @@ class SceneBuffers:
 
     def grow(self, cap):
         """Tables of ``cap`` rows, the old rows kept."""
-        old, old_views = self.cap, self.views
-        fbuf = np.zeros(cap * _kl.NF + _kl.SCRATCH_F)
-        ibuf = np.zeros(cap * _kl.NI, np.int64)
-        views = {}
+        old, old_views = self.cap, dict(self.views)
+        split = cap * _kl.NF + _kl.SCRATCH_F
+        objs = np.zeros(split + cap * _kl.NI, np.int64)  # zero bits: 0.0 floats
+        fbuf, ibuf = objs[:split].view(np.float64), objs[split:]
+        views = self.views  # refreshed in place: the Scene holds this dict
         for (name, shape), off, width in zip(
             _kl.F_FIELDS, _F_OFFSET, _F_WIDTH, strict=False
         ):
@@ -91,7 +95,7 @@ class SceneBuffers:
         for name, view in views.items():
             if old:
                 view[:old] = old_views[name]
-        self.fbuf, self.ibuf, self.views, self.cap = fbuf, ibuf, views, cap
+        self.objs, self.fbuf, self.ibuf, self.cap = objs, fbuf, ibuf, cap
 
     # -- trees ---------------------------------------------------------------------------
 
@@ -181,14 +185,33 @@ class SceneBuffers:
         ctl[_kl.C_N_MOVING] = len(moving)
         ctl[_kl.C_N_ORDER] = len(order)
         self.ctl = ctl
-        self._views()
+        self._pack()
 
-    def _views(self):
-        """Views of the control block and the output that each step reads (a slice and
-        a view cost more than the reading)."""
+    def _pack(self):
+        """Copy ``ctl``, ``mem_i``, ``front`` and ``out_i`` into a new work arena
+        (``scene_layout.W_*``) with room for the step record, and make them views of it;
+        also the views each step reads (a slice and a view cost more than the reading)."""
         cap = int(self.ctl[_kl.C_PAIR_CAP])
+        parts = [self.ctl, self.mem_i, self.front, self.out_i]
+        sizes = [p.size for p in parts] + [_kl.R_PAIRS + 2 * cap]
+        lengths = [self.ctl.size, self.mem_i.shape[1], self.front.shape[1],
+                   self.out_i.size, sizes[-1]]  # fmt: skip
+        offsets = _kl.W_HEAD + np.concatenate([[0], np.cumsum(sizes)])
+        work = np.zeros(int(offsets[-1]), np.int64)
+        work[: _kl.W_HEAD] = np.ravel(np.stack([offsets[:-1], lengths], axis=1))
+        views = []
+        for part, at, size in zip(parts, offsets, sizes, strict=False):
+            view = work[at : at + size].reshape(part.shape)
+            view[...] = part
+            views.append(view)
+        at = int(offsets[-2])
+        record = work[at : at + sizes[-1]]
+        kept = min(record.size, self.record.size)
+        record[:kept] = self.record[:kept]  # the last step's, read after a regrowth
+        self.work, self.record = work, record
+        self.ctl, self.mem_i, self.front, self.out_i = views
+        self.horizon_view = self.record[_kl.R_HORIZON :].view(np.float64)
         self._counts = self.ctl[_kl.C_COUNTS : _kl.C_HITS + 1]
-        self._facts = self.ctl[_kl.C_COUNTS : _kl.C_NEED_FRONT + 1]
         self._horizon = self.ctl[_kl.C_HORIZON : _kl.C_HORIZON + 1].view(np.float64)
         self._pairs = self.out_i[: 2 * cap].reshape(2, cap)
 
@@ -203,20 +226,21 @@ class SceneBuffers:
         self.mem_i, self.front = mem_i, front
         ctl[_kl.C_CUR] = 0
         ctl[_kl.C_MEM_CAP] = cap
+        self._pack()
 
     def _size_output(self, pairs, tris, trace):
         self.out_i = np.zeros(4 * pairs + 1 + 2 * tris + 6 * trace, np.int64)
         self.ctl[_kl.C_PAIR_CAP] = pairs
         self.ctl[_kl.C_TRI_CAP] = tris
         self.ctl[_kl.C_TRACE_CAP] = trace
-        self._views()
+        self._pack()
 
     # -- the step ------------------------------------------------------------------------
 
     def run_again(self, dt, now, threshold, method, flags):
         """After a step returned -1: grow what it reports too small and run it again,
-        flagged as moved already (its motion is done), until it fits. Returns the
-        number of touching pairs."""
+        flagged as moved already (its motion is done), until it fits. Returns what the
+        step kernel returns (the number of touching pairs, flagged)."""
         flags |= 8
         while True:
             ctl = self.ctl
@@ -228,8 +252,8 @@ class SceneBuffers:
             self._size_output(pairs, tris, trace if flags & 2 else ctl[_kl.C_TRACE_CAP])
             kernel = _ks.step_swept if flags & 4 else _ks.step
             n = kernel(
-                self.fbuf, self.ibuf, self.tree_f, self.tree_i, self.mem_i, self.front,
-                self.ctl, self.out_i, dt, now, threshold, method, flags,
+                self.objs, self.tree_f, self.tree_i, self.work, dt, now, threshold,
+                method, flags,
             )  # fmt: skip
             if n >= 0:
                 return n
@@ -245,9 +269,9 @@ class SceneBuffers:
         while done < steps:
             run = _kr.run_steps_swept if flags & 4 else _kr.run_steps
             reason, k, now, horizon, n_log, n_log_t = run(
-                self.fbuf, self.ibuf, self.tree_f, self.tree_i, self.mem_i, self.front,
-                self.ctl, self.out_i, log, log_t, times[done:], dt, now, horizon,
-                threshold, method, flags, n_log, n_log_t, done,
+                self.objs, self.tree_f, self.tree_i, self.work, log, log_t,
+                times[done:], dt, now, horizon, threshold, method, flags, n_log,
+                n_log_t, done,
             )  # fmt: skip
             if self.ctl[_kl.C_NEED_FRONT]:
                 self.grow_fronts()
@@ -258,7 +282,8 @@ class SceneBuffers:
                 now += dt
                 times[done] = now
                 n = self.run_again(dt, now, threshold, method, flags)
-                if self.ctl[_kl.C_NEED_FRONT]:
+                if n >= _kl.FRONT_FLAG:
+                    n -= _kl.FRONT_FLAG
                     self.grow_fronts()
                 if not flags & 2:
                     horizon = self.horizon()
@@ -293,6 +318,7 @@ class SceneBuffers:
             front = np.zeros((3, need), np.int64)
             front[:, : self.front.shape[1]] = self.front
             self.front = front
+            self._pack()
 
     def pairs(self, n):
         """(2, n) touching object pairs of the last step."""
@@ -338,11 +364,10 @@ class SceneBuffers:
         """The last step's quiet horizon (see the step kernel)."""
         return float(self._horizon[0])
 
-    def step_facts(self):
-        """The last step's :meth:`counts`, and whether its fronts need more room (one
-        read of the control block)."""
-        facts = self._facts.tolist()
-        return facts[: _kl.C_HITS + 1 - _kl.C_COUNTS], facts[-1]
+    def record_copy(self, n):
+        """A copy of the last step's record (``scene_layout.R_*``): its counts, horizon
+        bits and n touching pairs, in one slice."""
+        return self.record[: _kl.R_PAIRS + 2 * n].copy()
 
     def counts(self):
         """The last step's counts: verdicts (6), near, volume pairs, volume passes,

@@ -106,6 +106,9 @@ class StepResult:
 
 
 def make_stats(now, n_ids, n_dyn, n_stat, counts, seconds):
+    """The StepStats of a step's facts (``counts``: a list, or a step record)."""
+    if isinstance(counts, np.ndarray):
+        counts = counts[:11].tolist()
     verdict = counts[:6]
     n_near, n_vol, n_passed, n_narrow, n_hits = counts[6:11]
     formable = n_dyn * (n_dyn - 1) // 2 + n_dyn * n_stat

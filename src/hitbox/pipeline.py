@@ -70,6 +70,10 @@ from hitbox._scene_results import (
     zero_offsets,
 )
 
+# read at every step: module constants, not attribute lookups
+_FRONT_FLAG, _R_PAIRS = _kl.FRONT_FLAG, _kl.R_PAIRS
+_N_COUNTS = _kl.C_HITS + 1 - _kl.C_COUNTS
+
 __all__ = ["Scene", "StepResult", "StepStats", "MODES", "BROADPHASES", "VOLUMES"]
 
 #: Query modes: ``"any"`` reports the touching pairs; ``"all"`` also their triangles.
@@ -340,33 +344,34 @@ class Scene(SceneEditing):
         self._time = now = self._time + dt
         kernel = _ks.step_swept if flags & 4 else _ks.step
         n = kernel(
-            buf.fbuf, buf.ibuf, buf.tree_f, buf.tree_i, buf.mem_i, buf.front, buf.ctl,
-            buf.out_i, dt, now, self._threshold_value, self._sweep, flags,
+            buf.objs, buf.tree_f, buf.tree_i, buf.work, dt, now, self._threshold_value,
+            self._sweep, flags,
         )  # fmt: skip
         if n < 0:
             n = buf.run_again(dt, now, self._threshold_value, self._sweep, flags)
-        counts, need_front = buf.step_facts()
-        if need_front:
+        if n >= _FRONT_FLAG:
+            n -= _FRONT_FLAG
             buf.grow_fronts()
+        record = buf.record_copy(n)
         if flags & 2:
             self._horizon = -math.inf
             self.trace = buf.trace()
         else:
-            self._horizon = horizon = buf.horizon()
+            self._horizon = horizon = float(buf.horizon_view[0])
             if horizon > now:
-                quiet = counts.copy()
+                quiet = record[:_N_COUNTS].tolist()
                 quiet[_k.ASLEEP] += quiet[_k.SCHEDULED]
                 quiet[_k.SCHEDULED] = 0
                 self._quiet_counts = quiet
         if n == 0:
             pairs, tris, offsets = NO_TRIANGLES, NO_TRIANGLES, NO_OFFSETS
         else:
-            pairs = buf.pairs(n)
+            pairs = record[_R_PAIRS:].reshape(2, n)
             if flags & 1:
                 tris, offsets = buf.triangles(n)
             else:
                 tris, offsets = NO_TRIANGLES, zero_offsets(n)
-        facts = (now, len(self._objects), self._n_dyn, self._n_stat, counts,
+        facts = (now, len(self._objects), self._n_dyn, self._n_stat, record,
                  _clock() - start)  # fmt: skip
         result = StepResult(pairs, tris, offsets, facts)
         if flags & 4:

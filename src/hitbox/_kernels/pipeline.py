@@ -44,9 +44,24 @@ def advance(rot, trans, vel, omega, acc, idx, dt, version):
     with 1 - cos written as 2 sin^2(theta / 2); then one Newton-Schulz step
     (R <- 1.5 R - 0.5 R R^T R) keeps rot orthonormal to rounding over long runs.
     """
+    _advance(rot, trans, vel, omega, acc, idx, dt, version, np.empty((2, 3, 3)))
+
+
+@njit(cache=True, nogil=True)
+def advance_steps(rot, trans, vel, omega, acc, idx, dts, version):
+    """:func:`advance` once per step of ``dts``, in order: the very arithmetic of those
+    steps taken one at a time."""
+    scratch = np.empty((2, 3, 3))
+    for dt in dts:
+        _advance(rot, trans, vel, omega, acc, idx, dt, version, scratch)
+
+
+@njit(inline="always")
+def _advance(rot, trans, vel, omega, acc, idx, dt, version, scratch):
+    """:func:`advance`, ``scratch`` (2, 3, 3) holding the turn and the turned pose."""
     half_dt2 = 0.5 * dt * dt
-    step = np.empty((3, 3))
-    out = np.empty((3, 3))
+    step = scratch[0]
+    out = scratch[1]
     for o in idx:
         version[o] += 1
         for k in range(3):
@@ -78,14 +93,6 @@ def advance(rot, trans, vel, omega, acc, idx, dt, version):
                     + step[r, 2] * rot[o, 2, c]
                 )
         _orthonormalise(out, rot[o])
-
-
-@njit(cache=True, nogil=True)
-def advance_steps(rot, trans, vel, omega, acc, idx, dts, version):
-    """:func:`advance` once per step of ``dts``, in order: the very arithmetic of those
-    steps taken one at a time."""
-    for dt in dts:
-        advance(rot, trans, vel, omega, acc, idx, dt, version)
 
 
 @njit(inline="always")

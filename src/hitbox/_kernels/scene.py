@@ -1,8 +1,10 @@
 """One compiled step of a Scene (SPEC §9, seed 003): motion, world bounds, broad phase,
 pretreatment and sleep schedule, per-object volumes and the narrow phase, in one call.
 
-The scene's state lives in a few flat buffers, so a step costs one Python-to-numba call
-with eight array arguments (numba unboxes each argument anew at every call):
+The scene's state lives in a few flat buffers, packed into two arenas (an object arena,
+``fbuf`` then ``ibuf``, and a work arena, ``ctl``, ``mem_i``, ``front``, ``out_i`` and
+the step record), so a step costs one Python-to-numba call with four array arguments
+(numba unboxes each argument anew at every call):
 
 - ``fbuf``: the per-object float tables, field after field (``F_FIELDS``), each a
   C-contiguous block of ``cap`` rows; ``ibuf`` the int tables (``I_FIELDS``).
@@ -79,6 +81,7 @@ from hitbox._kernels.scene_layout import (
     C_VOL,
     C_VOL_PASSED,
     EPOCH,
+    FRONT_FLAG,
     GBOX,
     GROUP,
     IS_MESH,
@@ -88,6 +91,8 @@ from hitbox._kernels.scene_layout import (
     MC,
     MR,
     NF,
+    R_HORIZON,
+    R_PAIRS,
     ROT,
     ROT0,
     STATIC,
@@ -105,7 +110,9 @@ from hitbox._kernels.scene_layout import (
     f3,
     i1,
     kinematics,
+    objects_split,
     relative_scratch,
+    work_split,
 )
 from hitbox._kernels.scene_narrow import (
     fresh_volume,
@@ -281,26 +288,46 @@ def _trace_pair(out_i, ctl, base, slot, i, j):
 
 
 @njit(cache=True, nogil=True)
-def step(
-    fb, ib, tf, ti, mem_i, front, ctl, out_i, dt, now, threshold, method, flags,
-):  # fmt: skip
-    """:func:`_step` of a discrete step (``flags`` without bit 2): the sweeps of
-    continuous mode are not compiled in."""
-    return _step(
+def step(objs, tf, ti, work, dt, now, threshold, method, flags):
+    """:func:`_step` of a discrete step (``flags`` without bit 2: the sweeps of
+    continuous mode are not compiled in) over the object arena ``objs`` and the work
+    arena ``work`` (``scene_layout.objects_split``, ``work_split``). Returns the
+    number of touching pairs (plus ``FRONT_FLAG`` when fronts did not fit), or -1 as
+    :func:`_step`; the step record holds the counts, horizon and pairs."""
+    fb, ib = objects_split(objs)
+    ctl, mem_i, front, out_i, record = work_split(work)
+    n = _step(
         fb, ib, tf, ti, mem_i, front, ctl, out_i, dt, now, threshold, method, flags,
         False,
     )  # fmt: skip
+    return _record(ctl, out_i, record, n)
 
 
 @njit(cache=True, nogil=True)
-def step_swept(
-    fb, ib, tf, ti, mem_i, front, ctl, out_i, dt, now, threshold, method, flags,
-):  # fmt: skip
-    """:func:`_step` of a continuous step (``flags`` with bit 2)."""
-    return _step(
+def step_swept(objs, tf, ti, work, dt, now, threshold, method, flags):
+    """:func:`step` of a continuous step (``flags`` with bit 2)."""
+    fb, ib = objects_split(objs)
+    ctl, mem_i, front, out_i, record = work_split(work)
+    n = _step(
         fb, ib, tf, ti, mem_i, front, ctl, out_i, dt, now, threshold, method, flags,
         True,
     )  # fmt: skip
+    return _record(ctl, out_i, record, n)
+
+
+@njit(inline="always")
+def _record(ctl, out_i, record, n):
+    """Write the step record (``R_*``) of a step that returned n; n, flagged."""
+    if n < 0:
+        return n
+    for k in range(C_HITS + 1 - C_COUNTS):
+        record[k] = ctl[C_COUNTS + k]
+    record[R_HORIZON] = ctl[C_HORIZON]
+    cap_p = ctl[C_PAIR_CAP]
+    for k in range(n):
+        record[R_PAIRS + k] = out_i[k]
+        record[R_PAIRS + n + k] = out_i[cap_p + k]
+    return n + FRONT_FLAG if ctl[C_NEED_FRONT] else n
 
 
 @njit(inline="always")

@@ -81,6 +81,17 @@ MEM_COLS = 9
 SCRATCH_F = 12
 C_N_DYN, C_N_STAT, C_N_MOVING, C_N_ORDER, C_LISTS = 32, 33, 34, 35, 40
 
+#: The work arena (one int64 array, so a step unboxes one argument for five buffers):
+#: a header of (offset, length) pairs of ``ctl``, ``mem_i`` (length: its row
+#: capacity), ``front`` (length: its width), ``out_i`` and the step record.
+W_CTL, W_MEM, W_FRONT, W_OUT, W_REC, W_HEAD = 0, 2, 4, 6, 8, 10
+#: The step record a step leaves for Python to copy in one go: the counts
+#: (``C_COUNTS`` to ``C_HITS``), the quiet horizon's float64 bits, then the touching
+#: pairs, row 0 then row 1 (2 n).
+R_HORIZON, R_PAIRS = 11, 12
+#: Added to a step's return value when its fronts did not fit (``C_NEED_FRONT``).
+FRONT_FLAG = 1 << 40
+
 #: Broad-phase methods: every dynamic pair, or sort-and-sweep on x with a kept order.
 BRUTE, SAP = 0, 1
 
@@ -129,6 +140,28 @@ def relative_scratch(fb, cap):
     """The scratch (3, 3) rotation and (3,) translation after the float tables."""
     at = cap * NF
     return fb[at : at + 9].reshape((3, 3)), fb[at + 9 : at + 12]
+
+
+@njit(inline="always")
+def objects_split(objs):
+    """(fbuf, ibuf) of the object arena: the float tables' bits, then the int tables
+    (``cap`` rows each, so ``len(objs) = cap (NF + NI) + SCRATCH_F``)."""
+    cap = (len(objs) - SCRATCH_F) // (NF + NI)
+    split = cap * NF + SCRATCH_F
+    return objs[:split].view(np.float64), objs[split:]
+
+
+@njit(inline="always")
+def work_split(work):
+    """(ctl, mem_i, front, out_i, record) of the work arena (see ``W_*``)."""
+    ctl = work[work[W_CTL] : work[W_CTL] + work[W_CTL + 1]]
+    at, rows = work[W_MEM], work[W_MEM + 1]
+    mem_i = work[at : at + 2 * rows * MEM_COLS].reshape((2, rows, MEM_COLS))
+    at, width = work[W_FRONT], work[W_FRONT + 1]
+    front = work[at : at + 3 * width].reshape((3, width))
+    out_i = work[work[W_OUT] : work[W_OUT] + work[W_OUT + 1]]
+    record = work[work[W_REC] : work[W_REC] + work[W_REC + 1]]
+    return ctl, mem_i, front, out_i, record
 
 
 @njit(inline="always")

@@ -16,6 +16,7 @@ from hitbox._kernels.scene_layout import (
     C_PAIR_CAP,
     C_TRI_CAP,
     C_TRIS,
+    FRONT_FLAG,
     NF,
     ROT,
     TRANS,
@@ -23,6 +24,8 @@ from hitbox._kernels.scene_layout import (
     VERSION,
     i1,
     kinematics,
+    objects_split,
+    work_split,
 )
 
 #: Rows of a run's log: step, i, j, contact time (float64 bits), triangle pairs.
@@ -35,32 +38,32 @@ RUN_DONE, RUN_SHORT_STEP, RUN_SHORT_LOG = 0, 1, 2
 
 @njit(cache=True, nogil=True)
 def run_steps(
-    fb, ib, tf, ti, mem_i, front, ctl, out_i, log, log_t, times, dt, now, horizon,
-    threshold, method, flags, n_log, n_log_t, step0,
+    objs, tf, ti, work, log, log_t, times, dt, now, horizon, threshold, method, flags,
+    n_log, n_log_t, step0,
 ):  # fmt: skip
     """:func:`_run_steps` of discrete steps (no sweeps compiled in)."""
     return _run_steps(
-        fb, ib, tf, ti, mem_i, front, ctl, out_i, log, log_t, times, dt, now, horizon,
-        threshold, method, flags, n_log, n_log_t, step0, False,
+        objs, tf, ti, work, log, log_t, times, dt, now, horizon, threshold, method,
+        flags, n_log, n_log_t, step0, False,
     )  # fmt: skip
 
 
 @njit(cache=True, nogil=True)
 def run_steps_swept(
-    fb, ib, tf, ti, mem_i, front, ctl, out_i, log, log_t, times, dt, now, horizon,
-    threshold, method, flags, n_log, n_log_t, step0,
+    objs, tf, ti, work, log, log_t, times, dt, now, horizon, threshold, method, flags,
+    n_log, n_log_t, step0,
 ):  # fmt: skip
     """:func:`_run_steps` of continuous steps."""
     return _run_steps(
-        fb, ib, tf, ti, mem_i, front, ctl, out_i, log, log_t, times, dt, now, horizon,
-        threshold, method, flags, n_log, n_log_t, step0, True,
+        objs, tf, ti, work, log, log_t, times, dt, now, horizon, threshold, method,
+        flags, n_log, n_log_t, step0, True,
     )  # fmt: skip
 
 
 @njit(inline="always")
 def _run_steps(
-    fb, ib, tf, ti, mem_i, front, ctl, out_i, log, log_t, times, dt, now, horizon,
-    threshold, method, flags, n_log, n_log_t, step0, sweeps,
+    objs, tf, ti, work, log, log_t, times, dt, now, horizon, threshold, method, flags,
+    n_log, n_log_t, step0, sweeps,
 ):  # fmt: skip
     """Up to ``len(times)`` steps of ``dt`` from time ``now``, each as :func:`step`, in
     one call, each step's end time written to ``times``; steps ending before the quiet
@@ -74,6 +77,8 @@ def _run_steps(
     moved already) or RUN_SHORT_LOG (the last step done did not fit the log; its
     results are in ``out_i`` as a single step leaves them).
     """
+    fb, ib = objects_split(objs)
+    ctl, _, _, out_i, _ = work_split(work)
     cap = len(fb) // NF
     continuous = (flags & 4) != 0
     all_pairs = (flags & 1) != 0
@@ -91,15 +96,11 @@ def _run_steps(
             now = end
             continue
         if sweeps:
-            n = step_swept(
-                fb, ib, tf, ti, mem_i, front, ctl, out_i, dt, end, threshold, method,
-                flags,
-            )  # fmt: skip
+            n = step_swept(objs, tf, ti, work, dt, end, threshold, method, flags)
         else:
-            n = step(
-                fb, ib, tf, ti, mem_i, front, ctl, out_i, dt, end, threshold, method,
-                flags,
-            )  # fmt: skip
+            n = step(objs, tf, ti, work, dt, end, threshold, method, flags)
+        if n >= FRONT_FLAG:  # ctl still says so, for the caller
+            n -= FRONT_FLAG
         if n < 0:
             return RUN_SHORT_STEP, s, now, horizon, n_log, n_log_t
         now = end
