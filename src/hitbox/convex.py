@@ -34,6 +34,7 @@ import numpy as np
 from hitbox import _validate as v
 from hitbox import poses as _poses
 from hitbox._kernels import convex_pairs as _k
+from hitbox._kernels import manifold as _m
 from hitbox._kernels import primitives as _p
 
 __all__ = [
@@ -54,6 +55,8 @@ __all__ = [
     "distance",
     "intersects",
     "penetration",
+    "manifold",
+    "Manifolds",
 ]
 
 #: Shape kinds, in the order of their codes in :attr:`Shapes.kind`.
@@ -107,6 +110,20 @@ class Penetrations(NamedTuple):
 
     depth: np.ndarray
     normal: np.ndarray
+    point_a: np.ndarray
+    point_b: np.ndarray
+
+
+class Manifolds(NamedTuple):
+    """Contact manifolds, per pair k: ``count (n,)`` points (0 for a pair that does not
+    touch, else 1 to 4); ``normal (n, 3)``, the pair's penetration normal (unit, A to
+    B); for c < count[k], ``point_a[k, c]`` on A's surface and ``point_b[k, c]`` on B's,
+    with ``point_a - point_b == depth[k, c] * normal[k]`` and ``depth[k, c]`` at least
+    ``-TOUCH`` times the pair's scale. Rows beyond ``count`` are NaN."""
+
+    count: np.ndarray
+    normal: np.ndarray
+    depth: np.ndarray
     point_a: np.ndarray
     point_b: np.ndarray
 
@@ -315,6 +332,40 @@ def penetration(a, b, pairs=None):
     """
     (depth, point_a, point_b, normal), _ = _run(_p.PENETRATION, a, b, pairs)
     return Penetrations(depth, normal, point_a, point_b)
+
+
+def manifold(a, b, pairs=None):
+    """The contact manifold of each touching pair: up to four points where the two
+    meet, with each point's depth along the pair's normal (a :class:`Manifolds`).
+
+    The normal is :func:`penetration`'s. Each shape's supporting face along it (a box's
+    face, a hull's vertices on its supporting plane, a cylinder's cap as a polygon
+    inscribed in its rim, a capsule's segment lying flat, a sphere's deepest point)
+    are clipped against each other and paired along the normal; points more than the
+    touching tolerance apart are dropped, and more than four reduced to four (the
+    deepest, the farthest from it, and the two spanning the largest triangles). A point
+    feature or two crossing edges give the one deepest point pair. After Jolt Physics'
+    ``ManifoldBetweenTwoFaces`` and Box2D's reference and incident faces. Two
+    half-spaces that cannot be separated (normal NaN) have count 0; two opposite ones
+    their penetration's point pair.
+    """
+    a = _as_shapes(a, "a")
+    b = _as_shapes(b, "b")
+    ia, ib = v.pair_indices(len(a.kind), len(b.kind), pairs, "shapes")
+    n = len(ia)
+    (_, point_a, point_b, normal), hit = _run(_p.PENETRATION, a, b, pairs)
+    scale = np.maximum(a.bound[ia], b.bound[ib])
+    if n:
+        scale = np.maximum(scale, np.abs(a.trans[ia]).max(axis=1))
+        scale = np.maximum(scale, np.abs(b.trans[ib]).max(axis=1))
+    out = (np.full((n, _m.MAX_POINTS), np.nan), np.full((n, _m.MAX_POINTS, 3), np.nan),
+           np.full((n, _m.MAX_POINTS, 3), np.nan))  # fmt: skip
+    count = np.zeros(n, np.intp)
+    if n:
+        _m.manifolds(a, ia, b, ib, hit, normal, point_a, point_b,
+                     TOUCH * np.maximum(scale, 1e-300), count, out[1], out[2], out[0])  # fmt: skip
+    normal[count == 0] = np.nan
+    return Manifolds(count, normal, *out)
 
 
 # -- helpers ------------------------------------------------------------------------------
