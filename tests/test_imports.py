@@ -30,6 +30,7 @@ LAYERS = {
     "mesh": 6,
     "_mesh_probe": 6,
     "_mesh_collide": 6,
+    "_mesh_shapes": 6,
     "_containment": 6,
     "_scene_objects": 6,
     "_scene_buffers": 6,

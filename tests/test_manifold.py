@@ -182,7 +182,9 @@ def _coal_patch(a, b):
         shapes.append(coal.Box(*(2.0 * np.asarray(h, float))))
         poses.append(coal.Transform3s(np.asarray(r, float), np.asarray(c, float)))
     result = coal.CollisionResult()
-    coal.collide(shapes[0], poses[0], shapes[1], poses[1], coal.CollisionRequest(), result)
+    coal.collide(
+        shapes[0], poses[0], shapes[1], poses[1], coal.CollisionRequest(), result
+    )
     if not result.isCollision():
         return None
     request = coal.ContactPatchRequest()

@@ -9,6 +9,7 @@ from typing import NamedTuple
 import numba
 import numpy as np
 
+from hitbox import _mesh_shapes
 from hitbox import _validate as v
 from hitbox._kernels import collide as _collide
 from hitbox._kernels import collide_many as _many
@@ -117,6 +118,32 @@ class MeshCollisions:
                 return n > 0
             return self._contains_one(other, matrix)
         return self._faces(other, out[:, :n])
+
+    def intersect_shapes(self, shapes, transform=None, *, mode="any"):
+        """Which convex shapes touch this mesh's surface, and at which faces?
+
+        Parameters
+        ----------
+        shapes : hitbox.convex.Shapes
+            N spheres, capsules, boxes, cylinders, cones, hulls or half-spaces.
+        transform : (4, 4) float or (positions, quaternions), optional
+            Rigid map from the shapes' frame into this mesh's frame (identity if
+            omitted), as :func:`hitbox.convex.transform` takes it.
+        mode : {"any", "all"}
+            ``"any"``: (N,) bool, whether each shape touches a face. ``"all"``: (2, n) intp
+            (shape index, face index) of every face each shape touches, sorted.
+
+        Exact as :func:`hitbox.convex.intersects` on each face (the convex hull of its
+        corners): touching, within :data:`hitbox.convex.TOUCH` of the pair's scale,
+        counts. A shape wholly inside a closed mesh touches no face (ask
+        :meth:`~hitbox.mesh.TriangleMesh.contains` of a point of it). The mesh's tree
+        finds the faces whose boxes meet each shape's box (:mod:`hitbox._mesh_shapes`).
+        """
+        return _mesh_shapes.intersect_shapes(self, shapes, transform, mode)
+
+    def intersect_shapes_brute(self, shapes, transform=None, *, mode="any"):
+        """Slow twin of :meth:`intersect_shapes`: every face against every shape."""
+        return _mesh_shapes.intersect_shapes_brute(self, shapes, transform, mode)
 
     def contacts(self, other, transform=None):
         """Every crossing triangle pair with its contact segment: a :class:`Contacts`."""

@@ -364,11 +364,6 @@ class SceneBuffers:
         """The last step's quiet horizon (see the step kernel)."""
         return float(self._horizon[0])
 
-    def record_copy(self, n):
-        """A copy of the last step's record (``scene_layout.R_*``): its counts, horizon
-        bits and n touching pairs, in one slice."""
-        return self.record[: _kl.R_PAIRS + 2 * n].copy()
-
     def counts(self):
         """The last step's counts: verdicts (6), near, volume pairs, volume passes,
         narrow tests, touching pairs."""

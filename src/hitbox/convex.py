@@ -50,7 +50,9 @@ __all__ = [
     "cone",
     "hull",
     "halfspace",
+    "triangles",
     "transform",
+    "bounding_boxes",
     "concatenate",
     "distance",
     "intersects",
@@ -248,6 +250,34 @@ def halfspace(normal, offset, *, pose=None):
     trans = unit * (off / length)[:, None]
     return _placed(_make(_p.HALFSPACE, _frames(unit), trans, np.zeros((n, 3)),
                          np.zeros(n), np.zeros(n)), pose)  # fmt: skip
+
+
+def triangles(corners):
+    """Triangles as flat convex shapes (each the hull of its corners): ``corners
+    (N, 3, 3)`` or ``(3, 3)``, finite. Degenerate triangles (a segment, a point) are
+    legal: a triangle is the convex hull of its corners."""
+    arr = v.as_float(corners, "corners", finite=True)
+    arr = arr[None] if arr.ndim == 2 else arr
+    if arr.ndim != 3 or arr.shape[1:] != (3, 3):
+        raise ValueError(f"corners must have shape (N, 3, 3) or (3, 3), got {arr.shape}")
+    n = len(arr)
+    centres = arr.mean(axis=1)
+    local = arr - centres[:, None, :]
+    bound = np.linalg.norm(local, axis=2).max(axis=1) if n else np.zeros(0)
+    return Shapes(np.full(n, _p.HULL, np.intp), _c(np.broadcast_to(np.eye(3), (n, 3, 3))),
+                  _c(centres), np.zeros((n, 3)), np.zeros(n), _c(bound),
+                  np.arange(0, 3 * n, 3, dtype=np.intp), np.full(n, 3, np.intp),
+                  _c(local.reshape(-1, 3)))  # fmt: skip
+
+
+def bounding_boxes(shapes):
+    """World axis-aligned boxes ``(N, 2, 3)`` holding the shapes, widened by the touching
+    tolerance (:data:`TOUCH` times each shape's scale): a shape that touches anything
+    has its box meet that thing's box. A half-space's box is all of space."""
+    s = _as_shapes(shapes, "shapes")
+    out = np.empty((len(s.kind), 2, 3))
+    _p.bounding_boxes(s, 4.0 * TOUCH, out)
+    return out
 
 
 def transform(shapes, poses):

@@ -352,7 +352,9 @@ class Scene(SceneEditing):
         if n >= _FRONT_FLAG:
             n -= _FRONT_FLAG
             buf.grow_fronts()
-        record = buf.record_copy(n)
+        record = buf.record[
+            : _R_PAIRS + 2 * n
+        ].copy()  # one slice: counts, horizon, pairs
         if flags & 2:
             self._horizon = -math.inf
             self.trace = buf.trace()

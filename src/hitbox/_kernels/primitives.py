@@ -407,3 +407,25 @@ def halfspaces(mode, sa, i, sb, j, out, hit, k, tol):
         write(out, hit, k, np.inf, nan, nan, nan, nan, nan, nan, nan, nan, nan, True)
     else:
         write(out, hit, k, 0.0, px, py, pz, px, py, pz, nx, ny, nz, True)
+
+
+@njit(cache=True, nogil=True)
+def bounding_boxes(s, pad, out):
+    """World AABBs ``out (N, 2, 3)`` of the shapes: each axis's extent from the support
+    points along it and against it, plus the radius, widened by ``pad`` times the
+    shape's scale (its largest coordinate or bounding radius); a half-space's box is
+    all of space."""
+    for i in range(len(s.kind)):
+        if s.kind[i] == HALFSPACE:
+            for a in range(3):
+                out[i, 0, a] = -np.inf
+                out[i, 1, a] = np.inf
+            continue
+        grow = s.radius[i]
+        size = max(s.bound[i], abs(s.trans[i, 0]), abs(s.trans[i, 1]), abs(s.trans[i, 2]))
+        for a in range(3):
+            d = (1.0 if a == 0 else 0.0, 1.0 if a == 1 else 0.0, 1.0 if a == 2 else 0.0)
+            hi = support(s, i, d[0], d[1], d[2])[a]
+            lo = support(s, i, -d[0], -d[1], -d[2])[a]
+            out[i, 0, a] = lo - grow - pad * size
+            out[i, 1, a] = hi + grow + pad * size

@@ -1,0 +1,57 @@
+"""A triangle mesh against convex shapes (:mod:`hitbox.convex`), behind
+:meth:`~hitbox.mesh.TriangleMesh.intersect_shapes`: the mesh's tree finds the faces whose
+boxes meet each shape's box, then GJK decides each face against the shape exactly as
+:func:`hitbox.convex.intersects` does for any two convex shapes (a face is the convex
+hull of its corners; touching, within :data:`hitbox.convex.TOUCH` of the pair's scale,
+counts)."""
+
+import numpy as np
+
+from hitbox import _validate as v
+from hitbox import convex
+
+#: Modes of :meth:`~hitbox.mesh.TriangleMesh.intersect_shapes`.
+MODES = ("any", "all")
+
+
+def intersect_shapes(mesh, shapes, transform, mode):
+    """(N,) bool (``mode="any"``) or sorted (2, n) intp (shape, face) pairs."""
+    shapes, mode = _checked(shapes, transform, mode)
+    boxes = convex.bounding_boxes(shapes)
+    cand = mesh.bvh.query(boxes) if len(boxes) else np.empty((2, 0), np.intp)
+    return _decide(mesh, shapes, cand, mode)
+
+
+def intersect_shapes_brute(mesh, shapes, transform, mode):
+    """Slow twin of :func:`intersect_shapes`: every face against every shape, no tree."""
+    shapes, mode = _checked(shapes, transform, mode)
+    n_shapes, n_faces = len(shapes.kind), len(mesh.faces)
+    cand = np.stack(
+        [np.repeat(np.arange(n_shapes), n_faces), np.tile(np.arange(n_faces), n_shapes)]
+    ).astype(np.intp)
+    return _decide(mesh, shapes, cand, mode)
+
+
+def _checked(shapes, transform, mode):
+    if not isinstance(shapes, convex.Shapes):
+        raise TypeError(
+            f"shapes must be a hitbox.convex.Shapes (from convex.sphere(), box(), ...), "
+            f"got {type(shapes).__name__}"
+        )
+    mode = v.check_choice(mode, "mode", MODES)
+    if transform is not None:
+        shapes = convex.transform(shapes, transform)
+    return shapes, mode
+
+
+def _decide(mesh, shapes, cand, mode):
+    """The candidate (shape, face) pairs that touch, as ``mode`` returns them."""
+    faces = convex.triangles(mesh.vertices[mesh.faces[cand[1]]])
+    pairs = np.stack([np.arange(cand.shape[1]), cand[0]]).astype(np.intp)
+    hit = convex.intersects(faces, shapes, pairs=pairs)
+    found = cand[:, hit]
+    if mode == "any":
+        out = np.zeros(len(shapes.kind), bool)
+        out[found[0]] = True
+        return out
+    return np.ascontiguousarray(found[:, np.lexsort((found[1], found[0]))])
