@@ -9,6 +9,7 @@ import numpy as np
 
 from hitbox import _validate as v
 from hitbox import convex
+from hitbox._kernels import mesh_shapes as _k
 
 #: Modes of :meth:`~hitbox.mesh.TriangleMesh.intersect_shapes`.
 MODES = ("any", "all")
@@ -17,9 +18,16 @@ MODES = ("any", "all")
 def intersect_shapes(mesh, shapes, transform, mode):
     """(N,) bool (``mode="any"``) or sorted (2, n) intp (shape, face) pairs."""
     shapes, mode = _checked(shapes, transform, mode)
-    boxes = convex.bounding_boxes(shapes)
-    cand = mesh.bvh.query(boxes) if len(boxes) else np.empty((2, 0), np.intp)
-    return _decide(mesh, shapes, cand, mode)
+    if mesh._convex is None:  # the slot triangles as flat hulls, made once
+        mesh._convex = convex.triangles(mesh._slot_tris)
+    t = mesh.bvh
+    args = (t.node_box, t.node_first, t.node_count, t.slot_box, t.depth, mesh._convex,
+            shapes, convex.bounding_boxes(shapes))  # fmt: skip
+    if mode == "any":
+        return _k.touching(*args)
+    found = _k.touching_slots(*args)
+    found[1] = t.prim_order[found[1]]
+    return np.ascontiguousarray(found[:, np.lexsort((found[1], found[0]))])
 
 
 def intersect_shapes_brute(mesh, shapes, transform, mode):

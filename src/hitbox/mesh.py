@@ -52,7 +52,7 @@ class TriangleMesh(MeshCollisions, MeshProbes):
 
     __slots__ = (
         "vertices", "faces", "bvh", "_slot_tris", "_args", "_closed", "_boxes", "_kinds",
-        "_grid", "_magnitude", "_twins", "_rays_cast",
+        "_grid", "_magnitude", "_twins", "_rays_cast", "_convex",
     )  # fmt: skip
 
     def __init__(
@@ -81,6 +81,7 @@ class TriangleMesh(MeshCollisions, MeshProbes):
         self._boxes = None  # the nodes as oriented boxes, made by the first distance
         self._kinds = {}  # this mesh with a tree of another node kind, built on demand
         self._rays_cast = 0  # rays cast so far (see _mesh_probe.RAY_TREE_AFTER)
+        self._convex = None  # the slot triangles as convex shapes, made on demand
         slot_tris = np.ascontiguousarray(tris[bvh.prim_order])
         slot_tris.flags.writeable = False
         self._slot_tris = slot_tris
