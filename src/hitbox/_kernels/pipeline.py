@@ -44,7 +44,7 @@ def advance(rot, trans, vel, omega, acc, idx, dt, version):
     with 1 - cos written as 2 sin^2(theta / 2); then one Newton-Schulz step
     (R <- 1.5 R - 0.5 R R^T R) keeps rot orthonormal to rounding over long runs.
     """
-    _advance(rot, trans, vel, omega, acc, idx, dt, version, np.empty((2, 3, 3)))
+    advance_with(rot, trans, vel, omega, acc, idx, dt, version, np.empty((2, 3, 3)))
 
 
 @njit(cache=True, nogil=True)
@@ -53,12 +53,13 @@ def advance_steps(rot, trans, vel, omega, acc, idx, dts, version):
     steps taken one at a time."""
     scratch = np.empty((2, 3, 3))
     for dt in dts:
-        _advance(rot, trans, vel, omega, acc, idx, dt, version, scratch)
+        advance_with(rot, trans, vel, omega, acc, idx, dt, version, scratch)
 
 
 @njit(inline="always")
-def _advance(rot, trans, vel, omega, acc, idx, dt, version, scratch):
-    """:func:`advance`, ``scratch`` (2, 3, 3) holding the turn and the turned pose."""
+def advance_with(rot, trans, vel, omega, acc, idx, dt, version, scratch):
+    """:func:`advance` with ``scratch`` (2, 3, 3) for the turn and the turned pose (a
+    loop of steps makes it once)."""
     half_dt2 = 0.5 * dt * dt
     step = scratch[0]
     out = scratch[1]

@@ -5,7 +5,7 @@ log, steps before the quiet horizon only moving the objects."""
 import numpy as np
 from numba import njit
 
-from hitbox._kernels.pipeline import advance
+from hitbox._kernels.pipeline import advance_with
 from hitbox._kernels.scene import step, step_swept
 from hitbox._kernels.scene_layout import (
     C_HORIZON,
@@ -83,16 +83,18 @@ def _run_steps(
     continuous = (flags & 4) != 0
     all_pairs = (flags & 1) != 0
     log_f = log.view(np.float64)
+    # what a quiet step reads, made once (the lists and tables stay put within a run)
+    rot, trans, vel, omega, acc = kinematics(fb, cap, ROT, TRANS, VEL)
+    version = i1(ib, cap, VERSION)
+    start = C_LISTS + ctl[C_N_DYN] + ctl[C_N_STAT]
+    moving = ctl[start : start + ctl[C_N_MOVING]]
+    scratch = np.empty((2, 3, 3))
     for s in range(len(times)):
         end = now + dt
         times[s] = end
         if end < horizon and not continuous:
-            n_moving = ctl[C_N_MOVING]
-            if n_moving and dt > 0.0:
-                start = C_LISTS + ctl[C_N_DYN] + ctl[C_N_STAT]
-                rot, trans, vel, omega, acc = kinematics(fb, cap, ROT, TRANS, VEL)
-                advance(rot, trans, vel, omega, acc, ctl[start : start + n_moving], dt,
-                        i1(ib, cap, VERSION))  # fmt: skip
+            if len(moving) and dt > 0.0:
+                advance_with(rot, trans, vel, omega, acc, moving, dt, version, scratch)
             now = end
             continue
         if sweeps:
