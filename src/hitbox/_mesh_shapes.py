@@ -23,9 +23,11 @@ def intersect_shapes(mesh, shapes, transform, mode):
     t = mesh.bvh
     args = (t.node_box, t.node_first, t.node_count, t.slot_box, t.depth, mesh._convex,
             shapes, convex.bounding_boxes(shapes))  # fmt: skip
+    found = _k.touching_slots(*args, mode == "any")
     if mode == "any":
-        return _k.touching(*args)
-    found = _k.touching_slots(*args)
+        out = np.zeros(len(shapes.kind), bool)
+        out[found[0]] = True
+        return out
     found[1] = t.prim_order[found[1]]
     return np.ascontiguousarray(found[:, np.lexsort((found[1], found[0]))])
 

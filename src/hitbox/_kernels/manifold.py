@@ -27,7 +27,7 @@ side, as Jolt's ``PruneContactPoints``).
 import math
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 from hitbox._kernels.primitives import (
     BOX,
@@ -437,12 +437,12 @@ def _crossing_edges(face_a, na, face_b, nb, normal):
     return abs(cross) > FLAT * le * lf
 
 
-@njit(cache=True, nogil=True, parallel=True)
+@njit(cache=True, nogil=True)
 def manifolds(sa, ia, sb, ib, hit, normal, point_a, point_b, tol, count, out_a, out_b,
               out_d):  # fmt: skip
     """:func:`manifold_pair` of every touching pair (``hit``); count 0 elsewhere.
     ``tol (n,)``: each pair's touching tolerance."""
-    for k in prange(len(ia)):
+    for k in range(len(ia)):
         if not hit[k] or not np.isfinite(normal[k, 0]):
             count[k] = 0
             continue

@@ -1,12 +1,12 @@
 """Convex shapes against one mesh's faces through its tree: each shape's box walks the
 nodes' boxes down to the leaves, and each slot whose triangle box meets the shape's box
-is decided by the convex pair test (:func:`hitbox._kernels.convex_pairs.pair`, the
+is decided by the convex pair test (:func:`hitbox._kernels.convex_pairs.query`, the
 triangle a flat hull). In parallel over the shapes."""
 
 import numpy as np
 from numba import njit, prange
 
-from hitbox._kernels.convex_pairs import pair
+from hitbox._kernels.convex_pairs import query
 from hitbox._kernels.primitives import INTERSECTS
 
 
@@ -21,10 +21,11 @@ def _meets(a, i, b, j):
 
 @njit(nogil=True)
 def _scratch():
-    """One walk's scratch for the pair test: GJK's workspace, a row of output, a hit
-    flag (made outside the parallel loops' bodies, which numba rewrites)."""
+    """One walk's scratch for the pair test: its two one-pair index arrays, a row of
+    output and a hit flag (made outside the parallel loops' bodies, which numba
+    rewrites)."""
     out = (np.empty(1), np.empty((1, 3)), np.empty((1, 3)), np.empty((1, 3)))
-    return np.zeros((9, 10)), out, np.zeros(1, np.bool_)
+    return np.zeros(1, np.intp), np.zeros(1, np.intp), out, np.zeros(1, np.bool_)
 
 
 @njit(inline="always")
@@ -36,7 +37,8 @@ def _walk(node_box, node_first, node_count, slot_box, stack, boxes, q, tris, sha
     n = 0
     if len(node_first) == 0 or not _meets(node_box, 0, boxes, q):
         return 0
-    ws, out, hit = _scratch()
+    ia, ib, out, hit = _scratch()
+    ib[0] = q
     stack[0] = 0
     top = 1
     while top > 0:
@@ -53,7 +55,10 @@ def _walk(node_box, node_first, node_count, slot_box, stack, boxes, q, tris, sha
             if not _meets(slot_box, s, boxes, q):
                 continue
             if decide:
-                pair(INTERSECTS, tris, s, shapes, q, ws, out, hit, 0)
+                # the convex pairs' own compiled kernel, called for one pair: its code
+                # is not compiled again here (a tenth of a microsecond a call)
+                ia[0] = s
+                query(INTERSECTS, tris, ia, shapes, ib, out, hit)
                 if not hit[0]:
                     continue
             if at + n < len(row):
@@ -65,26 +70,11 @@ def _walk(node_box, node_first, node_count, slot_box, stack, boxes, q, tris, sha
 
 
 @njit(cache=True, nogil=True, parallel=True)
-def touching(node_box, node_first, node_count, slot_box, depth, tris, shapes, boxes):
-    """(N,) bool: whether each shape touches a triangle (slot triangles ``tris``, a
-    :class:`hitbox.convex.Shapes` of flat hulls in slot order)."""
-    n_q = len(boxes)
-    out = np.zeros(n_q, np.bool_)
-    empty = np.empty(0, np.intp)
-    for q in prange(n_q):
-        stack = np.empty(depth + 2, np.intp)
-        out[q] = (
-            _walk(node_box, node_first, node_count, slot_box, stack, boxes, q, tris,
-                  shapes, True, True, empty, 0) > 0
-        )  # fmt: skip
-    return out
-
-
-@njit(cache=True, nogil=True, parallel=True)
 def touching_slots(node_box, node_first, node_count, slot_box, depth, tris, shapes,
-                   boxes):  # fmt: skip
-    """(shape, slot) of every touching pair, (2, n) intp, by shape then walk order: the
-    box candidates counted first, then decided into their places, then packed."""
+                   boxes, first_only):  # fmt: skip
+    """(shape, slot) of every touching pair, (2, n) intp, by shape then walk order (with
+    ``first_only``, a shape's first touching slot only): the box candidates counted
+    first, then decided into their places, then packed."""
     n_q = len(boxes)
     offsets = np.zeros(n_q + 1, np.intp)
     empty = np.empty(0, np.intp)
@@ -99,7 +89,7 @@ def touching_slots(node_box, node_first, node_count, slot_box, depth, tris, shap
     for q in prange(n_q):
         stack = np.empty(depth + 2, np.intp)
         found[q] = _walk(node_box, node_first, node_count, slot_box, stack, boxes, q,
-                         tris, shapes, True, False, slots, offsets[q])  # fmt: skip
+                         tris, shapes, True, first_only, slots, offsets[q])  # fmt: skip
     total = 0
     for q in range(n_q):
         total += found[q]
