@@ -294,23 +294,22 @@ def step(objs, tf, ti, work, dt, now, threshold, method, flags):
     arena ``work`` (``scene_layout.objects_split``, ``work_split``). Returns the
     number of touching pairs (plus ``FRONT_FLAG`` when fronts did not fit), or -1 as
     :func:`_step`; the step record holds the counts, horizon and pairs."""
-    fb, ib = objects_split(objs)
-    ctl, mem_i, front, out_i, record = work_split(work)
-    n = _step(
-        fb, ib, tf, ti, mem_i, front, ctl, out_i, dt, now, threshold, method, flags,
-        False,
-    )  # fmt: skip
-    return _record(ctl, out_i, record, n)
+    return _arena_step(objs, tf, ti, work, dt, now, threshold, method, flags, False)
 
 
 @njit(cache=True, nogil=True)
 def step_swept(objs, tf, ti, work, dt, now, threshold, method, flags):
     """:func:`step` of a continuous step (``flags`` with bit 2)."""
+    return _arena_step(objs, tf, ti, work, dt, now, threshold, method, flags, True)
+
+
+@njit(inline="always")
+def _arena_step(objs, tf, ti, work, dt, now, threshold, method, flags, sweeps):
     fb, ib = objects_split(objs)
     ctl, mem_i, front, out_i, record = work_split(work)
     n = _step(
         fb, ib, tf, ti, mem_i, front, ctl, out_i, dt, now, threshold, method, flags,
-        True,
+        sweeps,
     )  # fmt: skip
     return _record(ctl, out_i, record, n)
 
