@@ -352,9 +352,8 @@ class Scene(SceneEditing):
         if n >= _FRONT_FLAG:
             n -= _FRONT_FLAG
             buf.grow_fronts()
-        record = buf.record[
-            : _R_PAIRS + 2 * n
-        ].copy()  # one slice: counts, horizon, pairs
+        # one slice holds the counts, the horizon and the pairs
+        record = buf.record[: _R_PAIRS + 2 * n].copy()
         if flags & 2:
             self._horizon = -math.inf
             self.trace = buf.trace()
