@@ -329,7 +329,7 @@ def manifold_pair(sa, i, sb, j, normal, point_a, point_b, tol, out_a, out_b, out
     depth = np.empty(2 * size + 8)
     k = 0
     if sa.kind[i] == HALFSPACE and sb.kind[j] == HALFSPACE:
-        k = 0
+        k = 0  # two planes have no face to clip: the penetration's point pair
     elif sa.kind[i] == HALFSPACE or sb.kind[j] == HALFSPACE:
         # a face against a plane: each point of the face paired with the plane along n
         plane_a = sa.kind[i] == HALFSPACE
