@@ -66,6 +66,10 @@ class SceneBuffers:
         self._given = []  # meshes given, kept alive so their ids stay unique
         self.tree_f = np.zeros(0)
         self.tree_i = np.zeros(1, np.int64)  # no trees
+        # read-only like the packed trees: a scene without meshes runs the very step
+        # kernel one with meshes runs (a writable array is another numba type, and would
+        # compile the whole step again)
+        self.tree_f.flags.writeable = self.tree_i.flags.writeable = False
         self.mem_i = np.zeros((2, 0, _kl.MEM_COLS), np.int64)
         self.front = np.zeros((3, _FRONT_START), np.int64)
         self.ctl = np.zeros(_kl.C_LISTS + 1, np.int64)
