@@ -5,6 +5,7 @@ tested too. Meshes pickle as their arrays (no tree is built on a worker), travel
 worker, and a worker that dies mid-computation costs a retry, not a wrong answer.
 """
 
+import functools
 import json
 import os
 import pickle
@@ -50,7 +51,11 @@ DIRECTIONS = RNG.normal(size=POINTS.shape)
 T_MAX = RNG.uniform(0.0, 2.0, len(POINTS))
 
 
+@functools.cache
 def _expected():
+    """The in-process answers, computed once per test process, on first use (not at
+    import: every xdist worker imports every module, and would compile these kernels
+    at once before any test ran)."""
     return {
         "any": A.intersect_many(B, POSES),
         "all": A.intersect_many(B, POSES, mode="all"),
@@ -60,9 +65,6 @@ def _expected():
         "contains": A.contains(POINTS),
         "closest": A.closest_point(POINTS),
     }
-
-
-EXPECTED = _expected()  # also warms numba's on-disk cache before the workers start
 
 
 def _lazy(client):
@@ -108,6 +110,7 @@ def _compute(lazy, scheduler):
 
 @pytest.fixture(scope="module")
 def client():
+    _expected()  # compiled here first: the cluster's workers load it from disk
     cluster = distributed.LocalCluster(
         n_workers=2, processes=True, threads_per_worker=1, dashboard_address=None
     )
@@ -123,20 +126,20 @@ def test_the_threaded_scheduler_gives_the_in_process_results():
     assert lazy["any"].chunks == (POSE_CHUNKS,)
     assert lazy["closest"].point.chunks == (POINT_CHUNKS, (3,))
     assert lazy["all"].shape[0] == 3 and np.isnan(lazy["all"].shape[1])
-    _check_equal(_compute(lazy, "threads"), EXPECTED)
-    _check_equal(_compute(lazy, "sync"), EXPECTED)
+    _check_equal(_compute(lazy, "threads"), _expected())
+    _check_equal(_compute(lazy, "sync"), _expected())
 
 
 def test_the_cluster_gives_the_in_process_results(client):
     lazy = _lazy(client)
     assert lazy["rays"].hit.chunks == (POINT_CHUNKS,)
-    _check_equal(_compute(lazy, client), EXPECTED)
+    _check_equal(_compute(lazy, client), _expected())
 
 
 def test_numpy_inputs_are_chunked_by_size(client):
     lazy = hd.intersect_many(A, B, POSES, chunks=64, client=client)
     assert lazy.chunks == ((64, 64, 64, 8),)
-    assert np.array_equal(lazy.compute(scheduler=client), EXPECTED["any"])
+    assert np.array_equal(lazy.compute(scheduler=client), _expected()["any"])
 
 
 def test_meshes_are_sent_once_and_no_tree_is_built_on_workers(client):
@@ -219,7 +222,7 @@ def test_a_worker_dying_mid_computation_costs_a_retry_only(own_client, tmp_path)
         # the dead worker's: submitted again, the death is behind it
         got = _compute(lazy, client)
     assert Path(marker).exists()  # a worker did die
-    _check_equal(got, {k: EXPECTED[k] for k in lazy})
+    _check_equal(got, {k: _expected()[k] for k in lazy})
 
 
 # -- pickling ----------------------------------------------------------------------------
