@@ -366,3 +366,52 @@ def test_cli_unreachable_scheduler_is_one_line(capsys, torus_file):
     err = capsys.readouterr().err
     assert status == 1 and "cannot reach a Dask scheduler" in err
     assert len(err.strip().splitlines()) == 1
+
+
+# -- local_cluster ---------------------------------------------------------------------
+
+_SCRIPT = """
+import numba  # a user's script imports numba; each worker re-imports it at its start
+
+from hitbox import dask as hd
+
+
+def _total(n):
+    s = 0
+    for i in numba.prange(n):
+        s += i
+    return s
+
+
+def task(n):
+    with hd._task_threads():
+        threads = numba.get_num_threads()  # launches the worker's pool, as queries do
+        # a kernel compiled after the pool started: numba rereads its environment
+        return threads, numba.njit(parallel=True)(_total)(n)
+
+
+if __name__ == "__main__":
+    with hd.local_cluster(2) as client:
+        print(*client.submit(task, 100).result())
+"""
+
+
+def test_local_cluster_workers_compile_and_split_the_cores(tmp_path):
+    """A worker of local_cluster compiles a parallel kernel after its numba pool
+    started (a cold cache) even when the user's script imported numba before the
+    worker set its environment, and each task uses its share of the cores."""
+    script = tmp_path / "cluster_script.py"
+    script.write_text(_SCRIPT)
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_NUM_THREADS"}
+    done = subprocess.run(
+        [sys.executable, str(script)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=tmp_path,
+        env=env,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    threads, total = map(int, done.stdout.split())
+    assert total == sum(range(100))
+    assert threads == max(1, (os.cpu_count() or 1) // 2)

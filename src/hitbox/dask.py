@@ -16,12 +16,12 @@ synchronous scheduler the tasks close over the meshes. Meshes pickle as their ar
 (:meth:`TriangleMesh.__reduce__`): no worker builds a tree.
 
 Two levels of parallelism: Dask's (worker processes, threads per worker) and numba's
-own threads inside one kernel call (``NUMBA_NUM_THREADS`` sets the pool size when a
-process starts, ``numba.set_num_threads`` how many of them the calling thread uses).
-A chunk's task uses one numba thread when its worker runs several threads (or it runs
-in a pool thread of the local threaded scheduler), and the worker's numba threads when
-the worker runs one; :func:`local_cluster` starts worker processes whose numba pools
-split the machine's cores between them, so the two levels never oversubscribe it.
+own threads inside one kernel call (``numba.set_num_threads``: how many of its pool
+the calling thread uses). A chunk's task uses one numba thread when its worker runs
+several threads (or it runs in a pool thread of the local threaded scheduler), and the
+worker's share of the cores when the worker runs one: :func:`local_cluster` tells its
+workers their share (:data:`TASK_THREADS`), so the two levels never oversubscribe the
+machine.
 """
 
 import contextlib
@@ -214,18 +214,26 @@ def closest_point(mesh, points, *, chunks=None, client=None):
     return ClosestPoints(*_fields(packed, (3, 1, 1, 3), types))
 
 
+#: The environment variable through which :func:`local_cluster` gives each worker its
+#: numba threads per task. Not ``NUMBA_NUM_THREADS``: a worker sets its environment
+#: after it starts, and a user's script re-imported there has already imported numba,
+#: which then refuses to compile ("Cannot set NUMBA_NUM_THREADS to a different value
+#: once the threads have been launched") whenever a kernel is not yet cached.
+TASK_THREADS = "HITBOX_TASK_THREADS"
+
+
 @contextlib.contextmanager
 def local_cluster(n_workers=2, threads_per_worker=1, **options):
     """A ``distributed.Client`` on a ``LocalCluster`` of ``n_workers`` processes, closed
     on exit. Each worker's numba pool gets ``cpu_count // (n_workers *
-    threads_per_worker)`` threads (at least 1; ``NUMBA_NUM_THREADS`` in the environment
-    wins). ``options`` go to ``LocalCluster``."""
+    threads_per_worker)`` threads in each task (at least 1; ``NUMBA_NUM_THREADS`` in the
+    environment wins). ``options`` go to ``LocalCluster``."""
     from distributed import Client, LocalCluster
 
     n_workers = v.check_count(n_workers, "n_workers")
     threads_per_worker = v.check_count(threads_per_worker, "threads_per_worker")
     share = max(1, (os.cpu_count() or 1) // (n_workers * threads_per_worker))
-    env = {"NUMBA_NUM_THREADS": os.environ.get("NUMBA_NUM_THREADS", str(share))}
+    env = {TASK_THREADS: os.environ.get("NUMBA_NUM_THREADS", str(share))}
     env.update(options.pop("env", {}))
     options.setdefault("dashboard_address", None)
     with (
@@ -300,18 +308,25 @@ def _field(packed, i):
 
 @contextlib.contextmanager
 def _task_threads():
-    """Numba threads for this task: 1 when Dask runs several tasks side by side here."""
+    """Numba threads for this task: 1 when Dask runs several tasks side by side here,
+    else the share :func:`local_cluster` gave this worker (:data:`TASK_THREADS`), if
+    any."""
     try:
         from distributed import get_worker
 
         several = get_worker().state.nthreads > 1
     except (ImportError, ValueError, AttributeError):  # not in a distributed worker
         several = threading.current_thread() is not threading.main_thread()
-    if not several:
+    share = os.environ.get(TASK_THREADS, "")
+    if several:
+        use = 1
+    elif share.isdigit() and int(share) > 0:
+        use = min(int(share), numba.config.NUMBA_NUM_THREADS)
+    else:
         yield
         return
     before = numba.get_num_threads()
-    numba.set_num_threads(1)  # numba's setting is per calling thread
+    numba.set_num_threads(use)  # numba's setting is per calling thread
     try:
         yield
     finally:
