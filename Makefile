@@ -23,7 +23,7 @@ demo: $(STAMP)
 # Two workers: a clean clone spends most of its time compiling kernels, one core each
 # (--dist loadfile, each file on one worker, measured 8 % slower).
 test: $(STAMP)
-	$(BIN)/python -m pytest -n 2 --dist loadgroup --durations=25
+	$(BIN)/python -m pytest -n 2 --durations=25
 
 # the file and API fuzzers with a long budget (3,000 inputs per reader and kind, 2,000
 # per API property, new ones each run)
