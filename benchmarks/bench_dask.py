@@ -63,7 +63,7 @@ def run(quick=False):
     mesh_bytes = len(pickle.dumps((a, b)))
     rates = {}
     chunk = min(hd.POSE_CHUNK, n // 10)  # 5 chunks a worker: an uneven split costs little
-    for workers, env in ((1, {"NUMBA_NUM_THREADS": "1"}), (1, {}), (2, {})):
+    for workers, env in ((1, {hd.TASK_THREADS: "1"}), (1, {}), (2, {})):
         key = (workers, bool(env))
         with hd.local_cluster(workers, env=env) as client:
             moved = client.scatter(
