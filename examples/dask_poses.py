@@ -48,7 +48,9 @@ def main(argv=None):
     args = parser.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
     a, b = shapes.torus(5000), shapes.torus(5000)
-    a.intersect_many(b, np.tile(np.eye(4), (2, 1, 1)))  # compile once, cached for workers
+    # the many-pose kernel the workers run (a chunk of poses at once), compiled here
+    # once: each worker then loads it from numba's disk cache instead of compiling
+    a.intersect_many(b, np.tile(np.eye(4), (1_000, 1, 1)))
     with hd.local_cluster(args.workers) as client:
         start = time.perf_counter()
         hits = hd.intersect_many(a, b, random_poses(args.poses), client=client)
