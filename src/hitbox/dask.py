@@ -225,8 +225,8 @@ TASK_THREADS = "HITBOX_TASK_THREADS"
 @contextlib.contextmanager
 def local_cluster(n_workers=2, threads_per_worker=1, **options):
     """A ``distributed.Client`` on a ``LocalCluster`` of ``n_workers`` processes, closed
-    on exit. Each worker's numba pool gets ``cpu_count // (n_workers *
-    threads_per_worker)`` threads in each task (at least 1; ``NUMBA_NUM_THREADS`` in the
+    on exit. A task on a worker uses ``cpu_count // (n_workers * threads_per_worker)``
+    numba threads (at least 1, at most the worker's pool; ``NUMBA_NUM_THREADS`` in the
     environment wins). ``options`` go to ``LocalCluster``."""
     from distributed import Client, LocalCluster
 
