@@ -386,8 +386,8 @@ def _total(n):
 def task(n):
     with hd._task_threads():
         threads = numba.get_num_threads()  # launches the worker's pool, as queries do
-        # a kernel compiled after the pool started: numba rereads its environment
         pool = numba.config.NUMBA_NUM_THREADS
+        # a kernel compiled after the pool started: numba rereads its environment
         return threads, pool, numba.njit(parallel=True)(_total)(n)
 
 
