@@ -5,9 +5,17 @@ tree (meshes: every triangle pair)."""
 import numpy as np
 
 from hitbox import _validate as v
-from hitbox import mixed
+from hitbox import convex, mixed
 from hitbox._kernels import pipeline as _k
-from hitbox._scene_objects import MESH, SPHERE, mesh_volume_brute, world_shapes
+from hitbox._scene_objects import (
+    BOX,
+    CONVEX,
+    MESH,
+    SPHERE,
+    mesh_volume_brute,
+    world_convex,
+    world_shapes,
+)
 from hitbox._scene_results import StepResult, StepStats, collect
 
 
@@ -75,16 +83,22 @@ def _exact(scene, i, j):
 
 def _plain_overlap(scene, pairs):
     """(n,) bool: do the plain volumes of each pair overlap (world shapes, the
-    public cross-kind tests, one call per pair of kinds)?"""
+    public cross-kind tests, one call per pair of kinds; a pair with a convex shape
+    by :func:`hitbox.convex.intersects`)?"""
     out = np.zeros(pairs.shape[1], bool)
     if not pairs.shape[1]:
         return out
     rot, trans = scene._t["rot"], scene._t["trans"]
-    kinds = {i: scene._objects[i].kind == SPHERE for i in np.unique(pairs).tolist()}
-    for a_sphere in (True, False):
-        for b_sphere in (True, False):
+    kinds = {i: scene._objects[i].kind for i in np.unique(pairs).tolist()}
+    for k in [k for k, (i, j) in enumerate(pairs.T.tolist())
+              if CONVEX in (kinds[i], kinds[j])]:  # fmt: skip
+        a, b = (world_convex(scene._objects[i], _matrix(rot[i], trans[i]))
+                for i in pairs[:, k].tolist())  # fmt: skip
+        out[k] = convex.intersects(a, b)[0]
+    for a_kind in (SPHERE, BOX):
+        for b_kind in (SPHERE, BOX):
             sel = np.array(
-                [kinds[i] == a_sphere and kinds[j] == b_sphere
+                [kinds[i] == a_kind and kinds[j] == b_kind
                  for i, j in pairs.T.tolist()], dtype=bool,
             )  # fmt: skip
             if sel.any():
@@ -93,4 +107,10 @@ def _plain_overlap(scene, pairs):
                 b = world_shapes([scene._objects[j] for j in pairs[1, sel].tolist()],
                                   rot[pairs[1, sel]], trans[pairs[1, sel]])  # fmt: skip
                 out[sel] = mixed.overlap(a, b)
+    return out
+
+
+def _matrix(rot, trans):
+    out = np.eye(4)
+    out[:3, :3], out[:3, 3] = rot, trans
     return out

@@ -64,6 +64,8 @@ class SceneBuffers:
         self._trees = []  # (mesh with a tree of the scene's kind, its used vertices)
         self._tree_of = {}  # id(mesh given) -> tree index
         self._given = []  # meshes given, kept alive so their ids stay unique
+        self._hulls = []  # hull vertex blocks, tree_f's head (their offsets never move)
+        self._hull_at = {}  # id(shape given) -> (offset, the shape, kept alive)
         self.tree_f = np.zeros(0)
         self.tree_i = np.zeros(1, np.int64)  # no trees
         # read-only like the packed trees: a scene without meshes runs the very step
@@ -96,6 +98,7 @@ class SceneBuffers:
         views["mask"] = views["mask"].view(np.uint64)
         views["bounds_version"][:] = -1
         views["vol_version"][:] = -1
+        views["xkind"][:] = -1
         for name, view in views.items():
             if old:
                 view[:old] = old_views[name]
@@ -122,6 +125,19 @@ class SceneBuffers:
         self._tree_of[id(given)] = t
         self._pack_trees()
         return t
+
+    def hull_for(self, given, vertices):
+        """Offset in tree_f of a hull's model vertices (K, 3), added on first use of the
+        shape ``given`` (instances of one hull share them): hulls head tree_f, so an
+        offset stays put when trees are added."""
+        known = self._hull_at.get(id(given))
+        if known is not None:
+            return known[0]
+        at = sum(len(h) for h in self._hulls)
+        self._hulls.append(np.ravel(vertices).astype(np.float64))
+        self._hull_at[id(given)] = (at, given)  # kept alive: its id stays unique
+        self._pack_trees()
+        return at
 
     def tree_mesh(self, t):
         """The OBB-tree mesh of tree slot t."""
@@ -150,7 +166,8 @@ class SceneBuffers:
     def _pack_trees(self):
         n_trees = len(self._trees)
         floats, ints, meta = [], [], np.zeros((n_trees, _kl.M_COLS), np.int64)
-        f_at = 0
+        floats.extend(self._hulls)
+        f_at = sum(len(h) for h in self._hulls)
         i_at = 1 + meta.size  # after the count and the table
         for t, (mesh, verts) in enumerate(self._trees):
             _, _, _, first, count, tris, _, depth, _ = mesh._args
@@ -173,7 +190,7 @@ class SceneBuffers:
             meta[t, _kl.M_DEPTH] = depth
         # read-only, as the meshes' own arrays: the step's tree walk then types as the
         # very kernel TriangleMesh.intersect_many runs, compiled once per process
-        self.tree_f = np.concatenate(floats).astype(np.float64)
+        self.tree_f = np.concatenate([np.zeros(0), *floats]).astype(np.float64)
         self.tree_i = np.concatenate([[n_trees], meta.ravel(), *ints]).astype(np.int64)
         self.tree_f.flags.writeable = self.tree_i.flags.writeable = False
 

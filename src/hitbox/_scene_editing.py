@@ -8,6 +8,7 @@ from hitbox import _validate as v
 from hitbox._kernels import scene_layout as _kl
 from hitbox._scene_objects import (
     ALL_BITS,
+    CONVEX,
     MESH,
     check_id,
     check_ids,
@@ -56,9 +57,11 @@ class SceneEditing:
 
         Parameters
         ----------
-        shape : TriangleMesh, Spheres (one sphere), (2, 3) AABB or OBBs (one box)
+        shape : TriangleMesh, Spheres (one sphere), (2, 3) AABB, OBBs (one box) or
+            hitbox.convex.Shapes (one bounded shape: sphere, capsule, box, cylinder,
+            cone or hull; 3D scenes)
             Given in the object's model frame. One shape may be added many times:
-            instances of one mesh share its tree.
+            instances of one mesh share its tree, of one hull its vertices.
         pose : (4, 4) float, optional
             Rigid model-to-world map (identity if omitted); its rotation is snapped to the
             nearest rotation matrix.
@@ -93,6 +96,8 @@ class SceneEditing:
         )  # fmt: skip
         if obj.kind == MESH:
             data["tree"] = self._buf.tree_for(obj.mesh)
+        elif obj.kind == CONVEX and obj.convex.count[0]:
+            data["xat"] = self._buf.hull_for(obj.shape, obj.convex.vertices)
         i = self._next
         if i >= self._buf.cap:
             self._buf.grow(2 * self._buf.cap)

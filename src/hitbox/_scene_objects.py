@@ -7,15 +7,16 @@ import numbers
 import numpy as np
 
 from hitbox import _validate as v
-from hitbox import mixed, obb
+from hitbox import convex, mixed, obb
 from hitbox._kernels import pipeline as _k
 from hitbox._kernels.obb import rot_error
-from hitbox._types import OBBs, Spheres
+from hitbox._kernels import primitives as _p
+from hitbox._types import OBBs, Shapes, Spheres
 from hitbox.mesh import TriangleMesh
 
 #: All bits: the default collision mask.
 ALL_BITS = (1 << 64) - 1
-MESH, SPHERE, BOX = "mesh", "sphere", "box"
+MESH, SPHERE, BOX, CONVEX = "mesh", "sphere", "box", "convex"
 
 
 class SceneObject:
@@ -35,6 +36,7 @@ class SceneObject:
         "model_obb",
         "name",
         "static",
+        "convex",
     )
 
     def __init__(self, shape, kind, name, static):
@@ -45,6 +47,7 @@ class SceneObject:
         self.mesh = self.tris = self.verts = self.model_obb = None
         self.center = self.radius = self.half = self.rot = None
         self.volume = None
+        self.convex = None  # a convex object's shape, one row of hitbox.convex.Shapes
 
 
 # -- validation and fitting --------------------------------------------------------------
@@ -116,6 +119,8 @@ def make_object(shape, name, static, volume):
         return obj
     if volume is not None:
         raise ValueError("volume= is for meshes: a plain volume is its own volume")
+    if isinstance(shape, Shapes):
+        return _convex_object(shape, name, static)
     if isinstance(shape, Spheres):
         s, single = v.as_spheres(shape, "shape", dim=3)
         if len(s.radius) != 1:
@@ -171,6 +176,64 @@ def make_object(shape, name, static, volume):
     return obj
 
 
+def _convex_object(shape, name, static):
+    """A SceneObject of one hitbox.convex shape: a ball, a box, or a CONVEX object whose
+    volume is the box about its core (grown by its radius) in its own frame."""
+    n = len(shape.kind)
+    if n != 1:
+        raise ValueError(f"shape must be one convex shape, got {n}")
+    kind = int(shape.kind[0])
+    if kind == _p.HALFSPACE:
+        raise ValueError(
+            "a half-space is unbounded and cannot be a Scene object (the broad phase "
+            "bounds every object); use a large box, or hitbox.convex.intersects"
+        )
+    if not 0 <= kind < _p.HALFSPACE:
+        raise ValueError(f"shape.kind must be a code of hitbox.convex.KINDS, got {kind}")
+    first, count = int(shape.first[0]), int(shape.count[0])
+    verts = np.asarray(shape.vertices, np.float64)[first : first + count]
+    if kind == _p.HULL and (count < 1 or len(verts) != count):
+        raise ValueError("a hull shape needs its vertices (shape.first, shape.count)")
+    rot = np.asarray(shape.rot[0], np.float64)
+    trans = np.asarray(shape.trans[0], np.float64)
+    dims = np.asarray(shape.dims[0], np.float64)
+    radius, bound = float(shape.radius[0]), float(shape.bound[0])
+    parts = (rot, trans, dims, verts, np.array([radius, bound]))
+    if not all(np.all(np.isfinite(p)) for p in parts) or radius < 0 or np.any(dims < 0):
+        raise ValueError("the shape's pose, dims and radii must be finite (and >= 0)")
+    if np.abs(rot.T @ rot - np.eye(3)).max() > 1e-6 or np.linalg.det(rot) <= 0:
+        raise ValueError("shape.rot[0] is not a rotation")
+    if kind == _p.SPHERE:
+        return make_object(Spheres(trans[None], np.array([radius])), name, static, None)
+    if kind == _p.BOX and radius == 0.0:
+        return make_object(OBBs(trans[None], dims[None], rot[None]), name, static, None)
+    if kind == _p.HULL:
+        lo, hi = verts.min(axis=0), verts.max(axis=0)
+    else:  # capsule (0, 0, h), cylinder and cone (r, 0, h): the core's half extents
+        core = dims if kind == _p.BOX else np.array([dims[0], dims[0], dims[2]])
+        lo, hi = -core, core
+    obj = SceneObject(shape, CONVEX, name, static)
+    obj.convex = Shapes(np.array([kind], np.intp), rot[None].copy(), trans[None].copy(),
+                        dims[None].copy(), np.array([radius]), np.array([bound]),
+                        np.zeros(1, np.intp), np.array([count], np.intp),
+                        np.ascontiguousarray(verts))  # fmt: skip
+    half = 0.5 * hi - 0.5 * lo + radius
+    obj.model_obb = (trans + rot @ (0.5 * lo + 0.5 * hi), half, rot.copy())
+    obj.center, obj.radius = trans.copy(), bound * (1.0 + 1e-12)
+    obj.volume = "obb"
+    _check_reach(obj)
+    return obj
+
+
+def convex_fields(obj):
+    """The table fields of a CONVEX object (all but its hull's offset, ``xat``)."""
+    s = obj.convex
+    center, half, rot = obj.model_obb
+    return {"sc": center, "sh": half, "sq": rot, "xc": s.trans[0], "xq": s.rot[0],
+            "xd": s.dims[0], "xr": s.radius[0], "xb": s.bound[0],
+            "xkind": int(s.kind[0]), "xn": int(s.count[0])}  # fmt: skip
+
+
 def _norm(vec):
     """Euclidean norm of a finite vector, scaled so that squares never overflow."""
     big = float(np.max(np.abs(vec)))
@@ -201,8 +264,10 @@ def model_box(obj):
         return np.stack([obj.verts.min(axis=0), obj.verts.max(axis=0)])
     if obj.kind == SPHERE:
         return np.stack([obj.center - obj.radius, obj.center + obj.radius])
-    ext = np.abs(obj.rot) @ obj.half
-    return np.stack([obj.center - ext, obj.center + ext])
+    center, half, rot = obj.model_obb if obj.kind == CONVEX else (obj.center, obj.half,
+                                                                 obj.rot)  # fmt: skip
+    ext = np.abs(rot) @ half
+    return np.stack([center - ext, center + ext])
 
 
 # -- 2D scenes: discs, boxes and oriented rectangles, lifted into the plane z = 0 -------
@@ -259,9 +324,10 @@ def lift_shape2(shape):
     """A disc (Spheres of one 2D centre), a (2, 2) box or an oriented rectangle (OBBs of
     one 2D centre, half extents and 2x2 rotation) as the 3D shape whose cut by z = 0 it
     is: tests between such shapes equal the 2D tests."""
-    if isinstance(shape, TriangleMesh):
+    if isinstance(shape, TriangleMesh | Shapes):
+        what = "meshes" if isinstance(shape, TriangleMesh) else "3D convex shapes"
         raise TypeError(
-            "a 2D scene holds discs, boxes and oriented rectangles, not meshes"
+            f"a 2D scene holds discs, boxes and oriented rectangles, not {what}"
         )
     if isinstance(shape, Spheres):
         center = v.as_float(shape.center, "shape.center", finite=True).reshape(-1)
@@ -328,9 +394,23 @@ def world_shapes(objs, rot, trans):
     return OBBs(center, half, rot @ np.array([o.rot for o in objs]))
 
 
+def world_convex(obj, pose):
+    """A plain object (ball, box or convex shape) moved by ``pose`` (4, 4) as one
+    :mod:`hitbox.convex` shape."""
+    if obj.kind == CONVEX:
+        return convex.transform(obj.convex, pose)
+    centre = pose[:3, :3] @ obj.center + pose[:3, 3]
+    if obj.kind == SPHERE:
+        return convex.sphere(centre, obj.radius)
+    return convex.box(centre, obj.half, pose[:3, :3] @ obj.rot)
+
+
 def mesh_volume_brute(mesh_obj, vol, matrix):
     """Faces of the mesh touching the plain volume (given in the mesh's frame by
     ``matrix``): every face tested exactly."""
+    if vol.kind == CONVEX:  # as the mesh's intersect_shapes decides, face by face
+        found = mesh_obj.mesh.intersect_shapes_brute(vol.convex, matrix, mode="all")
+        return found[1]
     rot = matrix[:3, :3]
     center = np.array([rot[r] @ vol.center for r in range(3)]) + matrix[:3, 3]
     tris = mesh_obj.tris
@@ -385,6 +465,8 @@ def object_entry(
         _fit_volume(obj, volume)
     if obj.kind == MESH:
         shape_data = _mesh_volume_fields(obj)
+    elif obj.kind == CONVEX:
+        shape_data = convex_fields(obj)
     elif obj.kind == SPHERE:
         shape_data = {"sc": obj.center, "sr": obj.radius}
     else:

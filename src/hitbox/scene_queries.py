@@ -18,12 +18,13 @@ from typing import NamedTuple
 
 import numpy as np
 
+from hitbox import _scene_convex_queries as _cq
 from hitbox import _scene_tlas as _tlas
 from hitbox import _validate as v
 from hitbox import convex
 from hitbox._kernels import tlas as _kt
 from hitbox._kernels import triangle_depth as _kd
-from hitbox._scene_objects import MESH, SPHERE, lift_pose2
+from hitbox._scene_objects import CONVEX, MESH, SPHERE, lift_pose2, world_convex
 from hitbox._types import Rays
 from hitbox.shapes import box as _box_mesh
 
@@ -69,7 +70,7 @@ def raycast(scene, origins, directions, *, t_max=np.inf, mask=None, group=None):
     than 2**-90, go through :func:`raycast_brute`.
     """
     rays, single = _rays(scene, origins, directions, t_max)
-    ids = _tlas.selected(scene, mask, group)
+    ids, convex_ids = _cq.split(scene, _tlas.selected(scene, mask, group))
     o, d, tm = (_tlas.frozen(a) for a in rays)
     tab = _tlas.table(scene, ids, _tlas.max_finite(o))
     n = len(o)
@@ -85,7 +86,7 @@ def raycast(scene, origins, directions, *, t_max=np.inf, mask=None, group=None):
         face, t = out[1], out[2]
     else:
         k, face, t = _tlas.raycast_brute(tab, o, d, tm)
-    return _ray_hits(ids, k, face, t, single)
+    return _ray_hits(scene, convex_ids, rays, _object_ids(ids, k), face, t, single)
 
 
 def raycast_brute(scene, origins, directions, *, t_max=np.inf, mask=None, group=None):
@@ -93,10 +94,10 @@ def raycast_brute(scene, origins, directions, *, t_max=np.inf, mask=None, group=
     bounding sphere may reach (:meth:`TriangleMesh.raycast`, :func:`hitbox.ray.cast_sphere`,
     :func:`hitbox.ray.cast_obb`), a hit kept when nearer than the best so far."""
     rays, single = _rays(scene, origins, directions, t_max)
-    ids = _tlas.selected(scene, mask, group)
+    ids, convex_ids = _cq.split(scene, _tlas.selected(scene, mask, group))
     tab = _tlas.table(scene, ids, _tlas.max_finite(rays.origin))
     k, face, t = _tlas.raycast_brute(tab, *rays)
-    return _ray_hits(ids, k, face, t, single)
+    return _ray_hits(scene, convex_ids, rays, _object_ids(ids, k), face, t, single)
 
 
 def overlapping(scene, boxes, *, mask=None, group=None):
@@ -123,7 +124,7 @@ def overlapping(scene, boxes, *, mask=None, group=None):
     their 3D shapes, and each query is asked in that plane.
     """
     queries, single = _boxes(scene, boxes)
-    ids = _tlas.selected(scene, mask, group)
+    ids, convex_ids = _cq.split(scene, _tlas.selected(scene, mask, group))
     tab = _tlas.table(scene, ids, _tlas.max_finite(queries))
     q, k = (
         _tlas.top_tree(tab)[1].query(queries) if len(ids) else np.zeros((2, 0), np.intp)
@@ -140,17 +141,17 @@ def overlapping(scene, boxes, *, mask=None, group=None):
         _kt.meshes_touch_boxes(packed, objs[7], _tlas.frozen(k[rows]),
                                *(_tlas.frozen(a) for a in parts), touch)  # fmt: skip
         keep[rows] = touch
-    return _box_pairs(ids, q[keep], k[keep], single)
+    return _box_pairs(scene, convex_ids, queries, ids, q[keep], k[keep], single)
 
 
 def overlapping_brute(scene, boxes, *, mask=None, group=None):
     """Slow twin of :func:`overlapping`: every query box against every object (meshes:
     every triangle)."""
     queries, single = _boxes(scene, boxes)
-    ids = _tlas.selected(scene, mask, group)
+    ids, convex_ids = _cq.split(scene, _tlas.selected(scene, mask, group))
     tab = _tlas.table(scene, ids, _tlas.max_finite(queries))
     q, k = _tlas.overlapping_brute(tab, queries)
-    return _box_pairs(ids, q, k, single)
+    return _box_pairs(scene, convex_ids, queries, ids, q, k, single)
 
 
 class SceneNearest(NamedTuple):
@@ -181,7 +182,7 @@ def nearest(scene, points, *, max_distance=np.inf, mask=None, group=None):
     """
     pts, single = _points(scene, points)
     reach = _check_distance(max_distance)
-    ids = _tlas.selected(scene, mask, group)
+    ids, convex_ids = _cq.split(scene, _tlas.selected(scene, mask, group))
     pts = _tlas.frozen(pts)
     tab = _tlas.table(scene, ids, _tlas.max_finite(pts))
     n = len(pts)
@@ -196,7 +197,8 @@ def nearest(scene, points, *, max_distance=np.inf, mask=None, group=None):
         k, d, face, point = out
     else:
         k, d, face, point = _tlas.nearest_brute(tab, pts, reach)
-    return _nearest(ids, k, d, face, _lower(scene, point), single)
+    found = (_object_ids(ids, k), d, face, point)
+    return _nearest(scene, convex_ids, pts, reach, found, single)
 
 
 def nearest_brute(scene, points, *, max_distance=np.inf, mask=None, group=None):
@@ -204,10 +206,11 @@ def nearest_brute(scene, points, *, max_distance=np.inf, mask=None, group=None):
     order (meshes by :meth:`TriangleMesh.closest_point`)."""
     pts, single = _points(scene, points)
     reach = _check_distance(max_distance)
-    ids = _tlas.selected(scene, mask, group)
+    ids, convex_ids = _cq.split(scene, _tlas.selected(scene, mask, group))
     tab = _tlas.table(scene, ids, _tlas.max_finite(pts))
     k, d, face, point = _tlas.nearest_brute(tab, pts, reach)
-    return _nearest(ids, k, d, face, _lower(scene, point), single)
+    found = (_object_ids(ids, k), d, face, point)
+    return _nearest(scene, convex_ids, pts, reach, found, single)
 
 
 def contact_segments(scene, result):
@@ -268,14 +271,21 @@ def _mesh_volume_depths(scene, i, j, columns, normals, depths):
     tris = np.ascontiguousarray(touching @ pose[:3, :3].T + pose[:3, 3])
     faces = np.arange(len(tris), dtype=np.intp)
     vol, vpose = _object(scene, p), _pose(scene, p)
-    centre = vpose[:3, :3] @ vol.center + vpose[:3, 3]
-    if vol.kind == SPHERE:
-        args = (0, centre, np.zeros(3), np.eye(3), float(vol.radius))
+    if vol.kind == CONVEX:  # each face a flat hull against the shape (EPA or closed form)
+        pen = convex.penetration(convex.triangles(tris), world_convex(vol, vpose))
+        normals[:], depths[:] = pen.normal, np.maximum(pen.depth, 0.0)
     else:
-        args = (1, centre, vol.half, np.ascontiguousarray(vpose[:3, :3] @ vol.rot), 0.0)
-    _kd.volume_depths(tris, faces, *args, normals, depths)
+        _kd.volume_depths(tris, faces, *_volume_args(vol, vpose), normals, depths)
     if not mesh_first:  # the mesh is object j: it moves the other way
         normals *= -1.0
+
+
+def _volume_args(vol, vpose):
+    """volume_depths' description of a ball or box object at pose ``vpose``."""
+    centre = vpose[:3, :3] @ vol.center + vpose[:3, 3]
+    if vol.kind == SPHERE:
+        return 0, centre, np.zeros(3), np.eye(3), float(vol.radius)
+    return 1, centre, vol.half, np.ascontiguousarray(vpose[:3, :3] @ vol.rot), 0.0
 
 
 def inside_pairs(scene, touching):
@@ -382,11 +392,7 @@ def _world_sphere(scene, i):
 
 def _convex(scene, i):
     """A plain volume as a :mod:`hitbox.convex` shape in the world."""
-    obj, pose = _object(scene, i), _pose(scene, i)
-    centre = pose[:3, :3] @ obj.center + pose[:3, 3]
-    if obj.kind == SPHERE:
-        return convex.sphere(centre, obj.radius)
-    return convex.box(centre, obj.half, pose[:3, :3] @ obj.rot)
+    return world_convex(_object(scene, i), _pose(scene, i))
 
 
 def _as_mesh(scene, i):
@@ -407,6 +413,10 @@ def _pair_distance(scene, i, j, reach):
     if oi.kind != MESH:
         i, j, oi, oj = j, i, oj, oi  # the mesh first
     mesh, pose = oi.mesh, _pose(scene, i)
+    if oj.kind == CONVEX:  # every face, a flat hull, against the solid shape
+        world = mesh.vertices @ pose[:3, :3].T + pose[:3, 3]
+        faces = convex.triangles(world[mesh.faces])
+        return float(convex.distance(faces, _convex(scene, j)).distance.min())
     if oj.kind == SPHERE:  # the surface against a solid ball
         centre, radius = _world_sphere(scene, j)[0], oj.radius
         local = pose[:3, :3].T @ (centre - pose[:3, 3])
@@ -427,21 +437,38 @@ def _any_vertex_in_box(scene, i, j):
     return bool(np.any(np.all(np.abs(local) <= obj.half, axis=1)))
 
 
-def _ray_hits(ids, k, face, t, single):
-    obj = np.where(k >= 0, ids[np.maximum(k, 0)] if len(ids) else -1, -1).astype(np.intp)
+def _object_ids(ids, k):
+    """Table positions ``k`` (-1: none) as object ids."""
+    return np.where(k >= 0, ids[np.maximum(k, 0)] if len(ids) else -1, -1).astype(np.intp)
+
+
+def _ray_hits(scene, convex_ids, rays, obj, face, t, single):
+    """The hits of the tree's objects merged with the convex objects' (plain: face -1)."""
+    if len(convex_ids):
+        obj, t = obj.copy(), np.array(t, float)
+        before = obj.copy()
+        _cq.raycast(scene, convex_ids, *rays, obj, t)
+        face = np.where(obj != before, -1, face)
     if single:
         return SceneRayHits(int(obj[0]), int(face[0]), float(t[0]))
     return SceneRayHits(obj, np.asarray(face, np.intp), np.asarray(t, float))
 
 
-def _box_pairs(ids, q, k, single):
+def _box_pairs(scene, convex_ids, queries, ids, q, k, single):
     pairs = np.stack([q, ids[k]]).astype(np.intp).reshape(2, -1)
+    if len(convex_ids):
+        pairs = np.concatenate([pairs, _cq.overlapping(scene, convex_ids, queries)], 1)
     pairs = np.ascontiguousarray(pairs[:, np.lexsort((pairs[1], pairs[0]))])
     return pairs[1] if single else pairs
 
 
-def _nearest(ids, k, d, face, point, single):
-    obj = np.where(k >= 0, ids[np.maximum(k, 0)] if len(ids) else -1, -1).astype(np.intp)
+def _nearest(scene, convex_ids, pts, reach, found, single):
+    obj, d, face, point = (np.array(a) for a in found)
+    if len(convex_ids):
+        before = obj.copy()
+        _cq.nearest(scene, convex_ids, pts, reach, obj, d, point)
+        face = np.where(obj != before, -1, face)
+    point = _lower(scene, point)
     if single:
         return SceneNearest(int(obj[0]), float(d[0]), int(face[0]), point[0])
     return SceneNearest(obj, d, np.asarray(face, np.intp), point)

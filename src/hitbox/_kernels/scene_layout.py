@@ -17,10 +17,11 @@ F_FIELDS = (
     ("sq", (3, 3)), ("vbox", (2, 3)), ("vkd14", (2, 7)), ("vkd18", (2, 9)),
     ("vkd26", (2, 13)), ("vsc", (3,)), ("vsr", ()), ("voc", (3,)), ("voh", (3,)),
     ("vor", (3, 3)), ("rot0", (3, 3)), ("trans0", (3,)), ("vel0", (3,)),
+    ("xc", (3,)), ("xq", (3, 3)), ("xd", (3,)), ("xr", ()), ("xb", ()),
 )  # fmt: skip
 #: Per-object int fields, in buffer order (group and mask hold uint64 bits).
 I_FIELDS = ("static", "is_mesh", "vkind", "group", "mask", "epoch", "version",
-            "bounds_version", "vol_version", "tree")  # fmt: skip
+            "bounds_version", "vol_version", "tree", "xkind", "xat", "xn")  # fmt: skip
 
 # Column offsets of the float fields (a field's block starts at cap * offset).
 ROT, TRANS, VEL, OMEGA, ACC, ALPHA, MC, MR, MBOX, WC, WR = (
@@ -48,19 +49,15 @@ WBOX, GBOX, SC, SR, SH, SQ, VBOX, VKD14, VKD18, VKD26 = (
     84,
     102,
 )
-VSC, VSR, VOC, VOH, VOR, ROT0, TRANS0, VEL0, NF = (
-    128,
-    131,
-    132,
-    135,
-    138,
-    147,
-    156,
-    159,
-    162,
-)
+VSC, VSR, VOC, VOH, VOR, ROT0, TRANS0, VEL0 = 128, 131, 132, 135, 138, 147, 156, 159
+# A convex object's exact shape (hitbox.convex): its model-frame centre and axes, dims,
+# radius and bounding radius (sc, sh, sq hold its bounding box, the object's volume).
+XC, XQ, XD, XR, XB, NF = 162, 165, 174, 177, 178, 179
 # Int fields.
-STATIC, IS_MESH, VKIND, GROUP, MASK, EPOCH, VERSION, BVER, VOLVER, TREE, NI = range(11)
+STATIC, IS_MESH, VKIND, GROUP, MASK, EPOCH, VERSION, BVER, VOLVER, TREE = range(10)
+# A convex object's shape kind (hitbox.convex.KINDS; -1 for the other objects), and
+# where its hull's model vertices (XN rows of 3) start in tree_f.
+XKIND, XAT, XN, NI = 10, 11, 12, 13
 
 #: Columns of the tree table: sizes, then offsets into tree_f and tree_i.
 M_NODES, M_SLOTS, M_VERTS, M_DEPTH = 0, 1, 2, 3

@@ -25,6 +25,13 @@ from hitbox._kernels.pipeline import (
     triangle_box,
     triangle_sphere,
 )
+from hitbox._kernels.scene_convex import (
+    convex_contact_time,
+    meets_triangle,
+    posed_shape,
+    shapes_meet,
+    triangle_shape,
+)
 from hitbox._kernels.scene_layout import (
     AX14,
     AX18,
@@ -58,6 +65,7 @@ from hitbox._kernels.scene_layout import (
     VSR,
     WC,
     WR,
+    XKIND,
     OBBSet,
     SphereSet,
     f1,
@@ -201,7 +209,9 @@ def fresh_volume(o, fb, ib, cap, tf, meta):
                 + rot[o, r, 1] * sq[o, 1, c]
                 + rot[o, r, 2] * sq[o, 2, c]
             )
-    pad = PAD * (mag + sh[o, 0] + sh[o, 1] + sh[o, 2]) if is_mesh else 0.0
+    # a mesh's box holds its moved vertices, a convex shape's its touching tolerance
+    widen = is_mesh or i1(ib, cap, XKIND)[o] >= 0
+    pad = PAD * (mag + sh[o, 0] + sh[o, 1] + sh[o, 2]) if widen else 0.0
     for r in range(3):
         voh[o, r] = sh[o, r] + pad
 
@@ -283,13 +293,21 @@ def _mesh_volume(m, w, fb, ib, cap, tf, ti, meta, first_only, rel_r, rel_t, stac
             rel_r[r, 0] * sc[w, 0] + rel_r[r, 1] * sc[w, 1] + rel_r[r, 2] * sc[w, 2]
         ) + rel_t[r]
     is_sphere = i1(ib, cap, VKIND)[w] == SPHERE
+    is_convex = i1(ib, cap, XKIND)[w] >= 0
+    if is_convex:  # exact: its shape; the walk: its bounding box, widened
+        shape = posed_shape(w, fb, ib, cap, tf, rel_r, rel_t)
+        tri = triangle_shape()
     radius = np.full(1, f1(fb, cap, SR)[w])
     half = np.empty((1, 3))
     brot = np.empty((1, 3, 3))
     sq = f3(fb, cap, SQ, 3, 3)
     sh = f2(fb, cap, SH, 3)
+    pad = 0.0
+    if is_convex:
+        pad = PAD * (abs(center[0, 0]) + abs(center[0, 1]) + abs(center[0, 2]))
+        pad += PAD * (sh[w, 0] + sh[w, 1] + sh[w, 2])
     for r in range(3):
-        half[0, r] = sh[w, r]
+        half[0, r] = sh[w, r] + pad
         for c in range(3):
             brot[0, r, c] = (
                 rel_r[r, 0] * sq[w, 0, c]
@@ -323,7 +341,9 @@ def _mesh_volume(m, w, fb, ib, cap, tf, ti, meta, first_only, rel_r, rel_t, stac
             near = overlap(sbox, s, ball, 0) if is_sphere else overlap(sbox, s, box, 0)
             if not near:
                 continue
-            if is_sphere:
+            if is_convex:
+                touch = meets_triangle(tris, s, tri, shape)
+            elif is_sphere:
                 touch = triangle_sphere(
                     tris, s, center[0, 0], center[0, 1], center[0, 2], radius[0]
                 )
@@ -556,15 +576,23 @@ def narrow_pair(
             tris_out[1 - row, n_tris : n_tris + m] = -1
         return m, dt, -1, -1, 0, 0
     hit_time = dt
+    xkind = i1(ib, cap, XKIND)
+    convex = xkind[i] >= 0 or xkind[j] >= 0
     if sweeps and swept:
-        kind_i, state_i = motion_state(i, fb, ib, cap)
-        kind_j, state_j = motion_state(j, fb, ib, cap)
-        hit_time = first_contact(kind_i, state_i, kind_j, state_j, dt)
+        if convex:
+            hit_time = convex_contact_time(i, j, fb, ib, cap, tf, dt)
+        else:
+            kind_i, state_i = motion_state(i, fb, ib, cap)
+            kind_j, state_j = motion_state(j, fb, ib, cap)
+            hit_time = first_contact(kind_i, state_i, kind_j, state_j, dt)
         m = 1 if hit_time <= dt else 0
     else:
         fresh_volume(i, fb, ib, cap, tf, meta)
         fresh_volume(j, fb, ib, cap, tf, meta)
         m = 1 if volumes_meet(i, j, fb, ib, cap) else 0
+        if m and convex:  # the boxes of convex shapes meet: their shapes decide
+            rot, trans = f3(fb, cap, ROT, 3, 3), f2(fb, cap, TRANS, 3)
+            m = 1 if shapes_meet(i, j, rot, trans, fb, ib, cap, tf) else 0
     if m > 0 and not first_only and n_tris + 1 <= cap_t:
         tris_out[0, n_tris] = -1
         tris_out[1, n_tris] = -1

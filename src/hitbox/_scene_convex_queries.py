@@ -1,0 +1,113 @@
+"""Convex objects in a Scene's whole-scene queries (:mod:`hitbox.scene_queries`): the
+top-level tree's kernels know meshes, balls and boxes; the Scene's other convex shapes
+(capsules, cylinders, cones, hulls) are answered here, each object against every query
+in one batched :mod:`hitbox.convex` call, and merged with the tree's answers by the
+queries' own rules (nearer first, ties to the lower id)."""
+
+import numpy as np
+
+from hitbox import convex
+from hitbox._scene_objects import CONVEX, world_convex
+
+#: Ray-casting iterations before a ray still approaching is settled (van den Bergen's
+#: advancement reaches a polytope in a few, a curved surface about as fast as Newton;
+#: only rays grazing a curved surface come near this).
+MAX_ADVANCE = 100
+
+
+def split(scene, ids):
+    """(ids the tree's kernels answer, ids of convex objects): both increasing."""
+    is_convex = np.array([scene._objects[i].kind == CONVEX for i in ids.tolist()], bool)
+    return ids[~is_convex.reshape(len(ids))], ids[is_convex.reshape(len(ids))]
+
+
+def _shape(scene, i):
+    return world_convex(scene._objects[i], scene.pose(i))
+
+
+def cast(shape, o, d, t_max):
+    """(R,) t at which each ray ``o + t d`` (t in [0, t_max]) first meets the convex
+    ``shape`` (one row), inf for a miss; 0 for a ray starting inside.
+
+    Conservative advancement on the distance (van den Bergen 2004, "ray casting by
+    GJK"): from the nearest point q of the shape to the ray's point p, the plane
+    through q normal to p - q holds the shape behind it, so the ray may jump to where
+    it crosses that plane and skips no hit; it misses once it no longer approaches
+    the plane. A hit is a point within the touching tolerance of the shape
+    (:data:`hitbox.convex.TOUCH` times the coordinates' scale)."""
+    n = len(o)
+    t = np.zeros(n)
+    out = np.full(n, np.inf)
+    live = np.flatnonzero(np.all(np.isfinite(o), axis=1))
+    bound = float(shape.bound[0]) + float(np.abs(shape.trans[0]).max())
+    for _ in range(MAX_ADVANCE):
+        if not len(live):
+            break
+        p = o[live] + t[live, None] * d[live]
+        found = convex.distance(convex.sphere(p, 0.0), shape)
+        gap = found.distance
+        tol = convex.TOUCH * np.maximum(np.abs(p).max(axis=1), bound)
+        hit = gap <= tol
+        out[live[hit]] = t[live[hit]]
+        approach = np.einsum("ij,ij->i", found.point_b - p, d[live])
+        with np.errstate(divide="ignore", invalid="ignore"):
+            step = gap * gap / approach
+        t[live] += np.where(approach > 0.0, step, np.inf)
+        live = live[~hit & (approach > 0.0) & (t[live] <= t_max[live])]
+    return out
+
+
+def raycast(scene, ids, o, d, t_max, k, t):
+    """Rays against the convex objects ``ids``: (k, t) updated in place where one is hit
+    nearer, or as near with a lower id; ``k`` holds object ids (-1: none)."""
+    for i in ids.tolist():
+        shape = _shape(scene, i)
+        reach = _may_reach(o, d, t_max, shape)
+        if not reach.any():
+            continue
+        rows = np.flatnonzero(reach)
+        found = cast(shape, o[rows], d[rows], np.minimum(t_max[rows], t[rows]))
+        better = (found < t[rows]) | ((found == t[rows]) & np.isfinite(found)
+                                      & ((k[rows] < 0) | (k[rows] > i)))  # fmt: skip
+        t[rows[better]], k[rows[better]] = found[better], i
+
+
+def _may_reach(o, d, t_max, shape):
+    """(R,) bool: whether each segment may come within the shape's bounding sphere
+    (widened by a relative 1e-9: the test only culls)."""
+    centre, radius = shape.trans[0], float(shape.bound[0])
+    dd = np.einsum("ij,ij->i", d, d)
+    s = np.clip(np.einsum("ij,ij->i", centre - o, d) / dd, 0.0, t_max)
+    s = np.where(np.isfinite(s), s, 0.0)
+    gap = np.linalg.norm(o + s[:, None] * d - centre, axis=1)
+    scale = np.abs(o).max(axis=1) + np.abs(centre).max() + radius
+    return gap <= radius * (1 + 1e-9) + 1e-9 * scale
+
+
+def nearest(scene, ids, pts, reach, k, dist, point):
+    """Points against the convex objects ``ids`` (solid: 0 inside): (k, dist, point)
+    updated in place where one is nearer, or as near with a lower id."""
+    for i in ids.tolist():
+        found = convex.distance(convex.sphere(pts, 0.0), _shape(scene, i))
+        d = found.distance
+        better = (d <= reach) & ((d < dist) | ((d == dist) & ((k < 0) | (k > i))))
+        k[better], dist[better] = i, d[better]
+        point[better] = found.point_b[better]
+
+
+def overlapping(scene, ids, boxes):
+    """(2, n) (query, object id) pairs of query boxes (Q, 2, 3) meeting convex objects
+    ``ids``: each box cut down to the object's box first (it lies within it, so the
+    answer stays and the box turns finite), then :func:`hitbox.convex.intersects`."""
+    found = [np.zeros((2, 0), np.intp)]
+    for i in ids.tolist():
+        shape = _shape(scene, i)
+        own = convex.bounding_boxes(shape)[0]
+        lo, hi = np.maximum(boxes[:, 0], own[0]), np.minimum(boxes[:, 1], own[1])
+        q = np.flatnonzero(np.all(lo <= hi, axis=1))
+        if not len(q):
+            continue
+        cut = convex.box(0.5 * lo[q] + 0.5 * hi[q], 0.5 * hi[q] - 0.5 * lo[q])
+        q = q[convex.intersects(cut, shape)]
+        found.append(np.stack([q, np.full(len(q), i)]).astype(np.intp))
+    return np.concatenate(found, axis=1)
