@@ -9,8 +9,8 @@ import numpy as np
 from hitbox import _validate as v
 from hitbox import convex, mixed, obb
 from hitbox._kernels import pipeline as _k
-from hitbox._kernels.obb import rot_error
 from hitbox._kernels import primitives as _p
+from hitbox._kernels.obb import rot_error
 from hitbox._types import OBBs, Shapes, Spheres
 from hitbox.mesh import TriangleMesh
 

@@ -26,6 +26,9 @@ from hitbox._kernels.primitives import (
 )
 from hitbox._kernels.scene_layout import (
     ACC,
+    MC,
+    MR,
+    OMEGA,
     ROT0,
     SC,
     SH,
@@ -42,9 +45,6 @@ from hitbox._kernels.scene_layout import (
     XN,
     XQ,
     XR,
-    MC,
-    MR,
-    OMEGA,
     f1,
     f2,
     f3,
@@ -180,7 +180,9 @@ def convex_contact_time(i, j, fb, ib, cap, tf, dt):
     acc = f2(fb, cap, ACC, 3)
     mc = f2(fb, cap, MC, 3)
     mr = f1(fb, cap, MR)
-    speed = _speed(i, vel0, omega, acc, mc, mr, dt) + _speed(j, vel0, omega, acc, mc, mr, dt)
+    speed = _speed(i, vel0, omega, acc, mc, mr, dt) + _speed(
+        j, vel0, omega, acc, mc, mr, dt
+    )
     ri = np.empty((3, 3))
     rj = np.empty((3, 3))
     xi = np.empty(3)
