@@ -501,6 +501,31 @@ def test_scene_toml_and_json_read_the_same(folder):
         ('[[objects]]\nfile = "box.obj"\nnode = "cone"', "node must be one of"),
         ('[[objects]]\nfile = "nan.obj"', "NaN"),
         ("[[objects]\n", "not valid TOML"),
+        ('[[objects]]\nshape = { kind = "blob" }', "'kind' one of sphere"),
+        (
+            '[[objects]]\nshape = { kind = "sphere", center = [0, 0, 0] }',
+            "needs 'radius'",
+        ),
+        (
+            '[[objects]]\nshape = { kind = "box", center = [0, 0], half = [1, 1, 1] }',
+            "shape.center must be 3 numbers",
+        ),
+        (
+            '[[objects]]\nshape = { kind = "capsule", p0 = [0, 0, 0], p1 = [0, 0, 1], '
+            "radius = -1 }",
+            "objects[0].shape: radius",
+        ),
+        ('[[objects]]\nshape = { kind = "hull", points = [] }', "shape.points must be"),
+        (
+            '[[objects]]\nfile = "box.obj"\nshape = { kind = "sphere", center = [0, 0, 0], '
+            "radius = 1 }",
+            "a shape has no 'file'",
+        ),
+        (
+            '[[objects]]\nshape = { kind = "cone", base = [0, 0, 0], apex = [0, 0, 1], '
+            "radius = 1, colour = 3 }",
+            "unknown field(s): colour",
+        ),
     ],
     ids=[
         "not-a-list",
@@ -513,6 +538,13 @@ def test_scene_toml_and_json_read_the_same(folder):
         "node",
         "bad-mesh",
         "syntax",
+        "shape-kind",
+        "shape-missing-field",
+        "shape-field-size",
+        "shape-negative-radius",
+        "shape-empty-hull",
+        "shape-and-file",
+        "shape-unknown-field",
     ],
 )
 def test_bad_scene_files(folder, tmp_path, text, reason):
@@ -550,6 +582,58 @@ def test_scene_from_file_runs_in_the_pipeline(folder, tmp_path):
     assert len(scene) == 2 and [scene.name(i) for i in ids] == ["floor", "ball"]
     touching = [scene.step(0.05).pairs.shape[1] > 0 for _ in range(40)]
     assert touching.index(True) + 1 == pytest.approx(30, abs=1)
+
+
+SHAPES_TOML = """
+[[objects]]
+name = "floor"
+file = "box.obj"
+static = true
+
+[[objects]]
+shape = { kind = "capsule", p0 = [0, 0, -0.4], p1 = [0, 0, 0.4], radius = 0.2 }
+pose = [0, 0, 2, 0, 0, 0]
+velocity = [0, 0, -1]
+angular_velocity = [30, 0, 0]
+
+[[objects]]
+name = "pin"
+shape = { kind = "hull", points = [[0, 0, 0], [1, 0, 0], [0, 1, 0], [0, 0, 1]] }
+pose = [2, 0, 0, 0, 0, 45]
+
+[[objects]]
+shape = { kind = "cone", base = [0, 0, 0], apex = [0, 0, 1], radius = 0.3 }
+pose = [-2, 0, 0, 0, 0, 0]
+
+[[objects]]
+shape = { kind = "box", center = [0, 0, 0], half = [0.2, 0.3, 0.4] }
+pose = [0, 2, 0, 0, 0, 0]
+"""
+
+
+def test_scene_files_hold_convex_shapes(folder, tmp_path):
+    """Shape entries make hitbox.convex shapes (their pose placing them), with no mesh
+    or path; the Scene built from the file equals its brute-force twin at every step,
+    and the capsule falling onto the box touches it."""
+    shutil.copy(folder / "box.obj", tmp_path / "box.obj")
+    (tmp_path / "scene.toml").write_text(SHAPES_TOML)
+    floor, capsule, pin, cone, block = io.load_scene(tmp_path / "scene.toml")
+    assert floor.shape is None and isinstance(floor.mesh, TriangleMesh)
+    assert (capsule.name, pin.name, cone.name, block.name) == ("capsule", "pin", "cone",
+                                                              "box")  # fmt: skip
+    assert capsule.mesh is None and capsule.path is None
+    np.testing.assert_allclose(capsule.shape.radius, [0.2])
+    np.testing.assert_array_equal(cone.shape.kind, [4])
+    assert len(pin.shape.vertices) == 4
+    scene, ids = io.scene_from_file(tmp_path / "scene.toml")
+    touched = False
+    for _ in range(40):
+        result = scene.step(0.05, mode="all")
+        twin = scene.query_brute(mode="all")
+        np.testing.assert_array_equal(result.pairs, twin.pairs)
+        np.testing.assert_array_equal(result.triangles, twin.triangles)
+        touched |= [ids[0], ids[1]] in result.pairs.T.tolist()
+    assert touched
 
 
 def test_pose_matrix_forms():

@@ -1,7 +1,7 @@
 """Scene files and poses.
 
 A scene is a small JSON or TOML file: a list of objects, each a mesh file (relative to the
-scene file) with a pose and, optionally, velocities. In TOML::
+scene file) or a convex shape, with a pose and, optionally, velocities. In TOML::
 
     # two tori, the right one moving left and turning, over a floor
     [[objects]]
@@ -21,6 +21,15 @@ scene file) with a pose and, optionally, velocities. In TOML::
     file = "floor.obj"
     static = true                     # never moves (no velocities allowed)
     node = "aabb"                     # tree node kind (default "obb")
+
+    [[objects]]                       # a convex shape (hitbox.convex) instead of a file
+    name = "pin"
+    shape = { kind = "capsule", p0 = [0, 0, -1], p1 = [0, 0, 1], radius = 0.2 }
+    pose = [0, 3, 0, 0, 0, 0]
+
+A shape's fields, in its model frame (the pose places it): ``sphere`` (center,
+radius), ``capsule`` and ``cylinder`` (p0, p1, radius), ``cone`` (base, apex, radius),
+``box`` (center, half: half extents) and ``hull`` (points: a list of 3-number points).
 
 The JSON form is the same data: ``{"objects": [{"file": "torus.stl", "pose": [...]}]}``.
 :func:`load_scene` reads the objects; :func:`scene_from_file` puts them in a
@@ -49,16 +58,18 @@ _ROT_TOL = 1e-6
 
 
 class SceneObject(NamedTuple):
-    """One object of a scene file, its mesh loaded and its tree built.
+    """One object of a scene file, its mesh loaded and its tree built, or its convex
+    shape made.
 
     name : str
-    mesh : TriangleMesh
+    mesh : TriangleMesh, or None for a shape
     pose : (4, 4) float, the object's frame in the world
     velocity : (3,) float, units per second
     angular_velocity : (3,) float, radians per second about the world x, y, z axes
     acceleration : (3,) float, units per second squared
     static : bool
-    path : Path, the mesh file
+    path : Path, the mesh file, or None for a shape
+    shape : hitbox.convex.Shapes (one shape), or None for a mesh
     """
 
     name: str
@@ -69,6 +80,7 @@ class SceneObject(NamedTuple):
     acceleration: np.ndarray
     static: bool
     path: Path
+    shape: object = None
 
 
 def load_scene(path):
@@ -116,24 +128,18 @@ def load_scene(path):
     objects = []
     for i, entry in enumerate(data["objects"]):
         spec = _scene_entry(path, i, entry)
+        motion = [spec[k] for k in ("pose", "velocity", "angular_velocity",
+                                    "acceleration", "static")]  # fmt: skip
+        if "shape" in spec:
+            objects.append(SceneObject(spec["name"], None, *motion, None, spec["shape"]))
+            continue
         key = (spec["file"], spec["node"])
         if key in trees:  # one file and kind: one tree, but a mesh object of its own
             first = trees[key]
             mesh = TriangleMesh(first.vertices, first.faces, bvh=first.bvh)
         else:
             mesh = trees[key] = load_mesh(spec["file"], node=spec["node"])
-        objects.append(
-            SceneObject(
-                spec["name"],
-                mesh,
-                spec["pose"],
-                spec["velocity"],
-                spec["angular_velocity"],
-                spec["acceleration"],
-                spec["static"],
-                spec["file"],
-            )
-        )
+        objects.append(SceneObject(spec["name"], mesh, *motion, spec["file"]))
     return objects
 
 
@@ -157,7 +163,7 @@ def scene_from_file(path, **options):
     scene = Scene(**options)
     ids = [
         scene.add(
-            obj.mesh,
+            obj.mesh if obj.shape is None else obj.shape,
             obj.pose,
             static=obj.static,
             velocity=obj.velocity,
@@ -249,16 +255,25 @@ def _scene_entry(path, i, entry):
         "acceleration",
         "static",
         "node",
+        "shape",
     }
     extra = set(entry) - known
     if extra:
         raise FileError(f"{where}: unknown field(s): {', '.join(sorted(extra))}")
-    if not isinstance(entry.get("file"), str):
-        raise FileError(f"{where}: needs 'file', the mesh file's path")
-    mesh_path = Path(entry["file"])
-    if not mesh_path.is_absolute():
-        mesh_path = path.parent / mesh_path
-    name = entry.get("name", mesh_path.stem)
+    if "shape" in entry:
+        if "file" in entry or "node" in entry:
+            raise FileError(f"{where}: a shape has no 'file' or 'node'")
+        shape = _shape(where, entry["shape"])
+        mesh_path = None
+        default_name = entry["shape"]["kind"]
+    else:
+        if not isinstance(entry.get("file"), str):
+            raise FileError(f"{where}: needs 'file', the mesh file's path, or 'shape'")
+        mesh_path = Path(entry["file"])
+        if not mesh_path.is_absolute():
+            mesh_path = path.parent / mesh_path
+        default_name = mesh_path.stem
+    name = entry.get("name", default_name)
     if not isinstance(name, str):
         raise FileError(f"{where}.name must be a string")
     static = entry.get("static", False)
@@ -278,7 +293,7 @@ def _scene_entry(path, i, entry):
     acc = _vector(where, entry, "acceleration")
     if static and (vel.any() or ang.any() or acc.any()):
         raise FileError(f"{where}: a static object cannot have a velocity")
-    return {
+    spec = {
         "name": name,
         "file": mesh_path,
         "pose": pose,
@@ -288,6 +303,56 @@ def _scene_entry(path, i, entry):
         "static": static,
         "node": node,
     }
+    if mesh_path is None:
+        spec["shape"] = shape
+    return spec
+
+
+#: The fields of each shape kind of a scene file: (name, number of values; 0 a
+#: scalar, -1 a list of points).
+SHAPE_FIELDS = {
+    "sphere": (("center", 3), ("radius", 0)),
+    "capsule": (("p0", 3), ("p1", 3), ("radius", 0)),
+    "cylinder": (("p0", 3), ("p1", 3), ("radius", 0)),
+    "cone": (("base", 3), ("apex", 3), ("radius", 0)),
+    "box": (("center", 3), ("half", 3)),
+    "hull": (("points", -1),),
+}
+
+
+def _shape(where, table):
+    """The hitbox.convex shape of an object's ``shape`` table."""
+    from hitbox import convex
+
+    where = f"{where}.shape"
+    if not isinstance(table, dict) or table.get("kind") not in SHAPE_FIELDS:
+        kinds = ", ".join(SHAPE_FIELDS)
+        raise FileError(f"{where} must be a table with 'kind' one of {kinds}")
+    fields = SHAPE_FIELDS[table["kind"]]
+    extra = set(table) - {"kind"} - {name for name, _ in fields}
+    if extra:
+        raise FileError(f"{where}: unknown field(s): {', '.join(sorted(extra))}")
+    values = []
+    for name, size in fields:
+        if name not in table:
+            raise FileError(f"{where} needs '{name}'")
+        try:
+            arr = np.asarray(table[name], dtype=np.float64)
+        except (TypeError, ValueError):
+            arr = None
+        shape = () if size == 0 else (size,) if size > 0 else None
+        ok = arr is not None and np.isfinite(arr).all() and (
+            arr.shape == shape if shape is not None else arr.ndim == 2 and
+            arr.shape[1] == 3 and len(arr) > 0)  # fmt: skip
+        if not ok:
+            what = "a number" if size == 0 else f"{size} numbers" if size > 0 else (
+                "a list of points of 3 numbers")  # fmt: skip
+            raise FileError(f"{where}.{name} must be {what}, finite")
+        values.append(arr)
+    try:
+        return getattr(convex, table["kind"])(*values)
+    except ValueError as exc:
+        raise FileError(f"{where}: {exc}") from None
 
 
 def _vector(where, entry, key):
