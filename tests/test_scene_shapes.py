@@ -354,3 +354,35 @@ def test_whole_scene_queries_reach_convex_objects():
             b = np.clip(boxes[q], -50, 50)
             cut = convex.box(0.5 * b[0] + 0.5 * b[1], 0.5 * b[1] - 0.5 * b[0])
             assert convex.intersects(cut, sq._convex(scene, i))[0]
+
+
+def test_scene_manifolds_are_the_convex_modules():
+    """mode="contacts" gives each pair of plain objects the manifold convex.manifold
+    gives their world shapes (a box resting on a box: four points), and count 0 to a pair
+    with a mesh."""
+    scene = Scene()
+    floor = scene.add(convex.box((0, 0, 0), (2, 2, 0.5)), static=True)
+    crate = scene.add(convex.box((0, 0, 0), (0.5, 0.5, 0.5)), _at([0.3, 0.2, 0.99]),
+                      velocity=(0, 0, -0.1))  # fmt: skip
+    pin = scene.add(convex.capsule((0, 0, -0.5), (0, 0, 0.5), 0.2), _at([-1, -1, 1.1]))
+    tv, tf = torus_mesh(200, r_major=0.6, r_minor=0.2)
+    ring = scene.add(TriangleMesh(tv, tf), _at([1.4, 1.4, 0.55]))
+    result = scene.step(0.0, mode="contacts")
+    pairs = result.pairs.T.tolist()
+    assert [floor, crate] in pairs and [floor, pin] in pairs and [floor, ring] in pairs
+    man = result.manifolds
+    assert len(man.count) == len(pairs)
+    for k, (i, j) in enumerate(pairs):
+        if MESH_KIND in (scene._objects[i].kind, scene._objects[j].kind):
+            assert man.count[k] == 0 and np.isnan(man.normal[k]).all()
+            continue
+        expected = convex.manifold(sq._convex(scene, i), sq._convex(scene, j))
+        assert man.count[k] == expected.count[0]
+        np.testing.assert_allclose(man.normal[k], expected.normal[0])
+        np.testing.assert_allclose(man.point_a[k], expected.point_a[0])
+    assert man.count[pairs.index([floor, crate])] == 4
+    np.testing.assert_allclose(man.normal[pairs.index([floor, crate])], [0, 0, 1],
+                               atol=1e-12)  # fmt: skip
+
+
+MESH_KIND = "mesh"

@@ -76,10 +76,15 @@ class StepResult:
         With ``mode="contacts"``: each column's penetration normal (world frame) and
         depth, as :class:`~hitbox.mesh.Contacts` defines them; NaN for a column with a
         plain volume. None otherwise.
+    manifolds : hitbox.convex.Manifolds or None
+        With ``mode="contacts"``: one row per pair, the contact manifold (up to four
+        points with depths, and the normal from ``pairs[0]`` to ``pairs[1]``) of each
+        pair of two plain objects of a 3D scene; count 0 for a pair with a mesh
+        (:func:`hitbox.scene_queries.contact_manifolds`). None otherwise.
     """
 
     __slots__ = ("pairs", "triangles", "offsets", "toi", "segments", "normals", "depths",
-                 "_facts", "_stats")  # fmt: skip
+                 "manifolds", "_facts", "_stats")  # fmt: skip
 
     def __init__(self, pairs, triangles, offsets, facts):
         self.pairs = pairs
@@ -91,6 +96,7 @@ class StepResult:
         self.segments = None
         self.normals = None
         self.depths = None
+        self.manifolds = None
 
     @property
     def stats(self):

@@ -40,6 +40,7 @@ from hitbox._types import Shapes
 
 __all__ = [
     "KINDS",
+    "MAX_POINTS",
     "TOUCH",
     "Shapes",
     "Distances",
@@ -66,6 +67,8 @@ __all__ = [
 KINDS = ("sphere", "capsule", "box", "cylinder", "cone", "hull", "halfspace")
 #: Pairs closer than this times their coordinate scale touch (and so overlap).
 TOUCH = _p.TOUCH
+#: The most contact points of one pair's manifold.
+MAX_POINTS = _m.MAX_POINTS
 
 # Pair counts from which the parallel kernel runs.
 _PARALLEL_MIN = 4096

@@ -298,6 +298,7 @@ class Scene(SceneEditing):
         if mode == "contacts":
             geometry = _queries.contact_geometry(self, result)
             result.segments, result.normals, result.depths = geometry
+            result.manifolds = _queries.contact_manifolds(self, result)
         if inside:
             nested = _queries.inside_pairs(self, result.pairs)
             if nested.shape[1]:

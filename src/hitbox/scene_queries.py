@@ -32,6 +32,7 @@ __all__ = [
     "SceneRayHits",
     "SceneNearest",
     "contact_geometry",
+    "contact_manifolds",
     "contact_segments",
     "inside_pairs",
     "nearest",
@@ -258,6 +259,30 @@ def contact_geometry(scene, result):
         normals[lo:hi] = found.normals @ pose_i[:3, :3].T
         depths[lo:hi] = found.depths
     return segments, normals, depths
+
+
+def contact_manifolds(scene, result):
+    """A :class:`hitbox.convex.Manifolds` with one row per pair of ``result`` (a
+    ``mode="contacts"`` result of ``scene``): up to four contact points, their depths
+    and the pair's normal (A = ``pairs[0]``, B = ``pairs[1]``, world frame) for each pair
+    of two plain objects (balls, boxes, convex shapes) of a 3D scene, from one
+    :func:`hitbox.convex.manifold` call over them all; count 0 and NaN for a pair with
+    a mesh (its contacts are its triangle columns) and in 2D scenes."""
+    pairs = result.pairs
+    plain = [k for k, (i, j) in enumerate(pairs.T.tolist())
+             if scene.dim == 3 and MESH not in (_object(scene, i).kind,
+                                                _object(scene, j).kind)]  # fmt: skip
+    n, m = pairs.shape[1], convex.MAX_POINTS
+    out = convex.Manifolds(np.zeros(n, np.intp), np.full((n, 3), np.nan),
+                           np.full((n, m), np.nan), np.full((n, m, 3), np.nan),
+                           np.full((n, m, 3), np.nan))  # fmt: skip
+    if plain:
+        a, b = (convex.concatenate([_convex(scene, i) for i in pairs[row, plain].tolist()])
+                for row in (0, 1))  # fmt: skip
+        found = convex.manifold(a, b)
+        for field, value in zip(out, found, strict=True):
+            field[plain] = value
+    return out
 
 
 def _mesh_volume_depths(scene, i, j, columns, normals, depths):
