@@ -38,6 +38,7 @@ LAYERS = {
     "_scene_brute": 6,
     "_scene_editing": 6,
     "_scene_tlas": 6,
+    "_scene_convex_queries": 6,
     "distance": 5,
     "volume_distance": 5,
     "pipeline": 7,

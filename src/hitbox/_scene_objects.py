@@ -11,7 +11,8 @@ from hitbox import convex, mixed, obb
 from hitbox._kernels import pipeline as _k
 from hitbox._kernels import primitives as _p
 from hitbox._kernels.obb import rot_error
-from hitbox._types import OBBs, Shapes, Spheres
+from hitbox._kernels.shape_set import Shapes
+from hitbox._types import OBBs, Spheres
 from hitbox.mesh import TriangleMesh
 
 #: All bits: the default collision mask.

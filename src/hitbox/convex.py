@@ -36,7 +36,7 @@ from hitbox import poses as _poses
 from hitbox._kernels import convex_pairs as _k
 from hitbox._kernels import manifold as _m
 from hitbox._kernels import primitives as _p
-from hitbox._types import Shapes
+from hitbox._kernels.shape_set import Shapes
 
 __all__ = [
     "KINDS",

@@ -50,7 +50,7 @@ from hitbox._kernels.scene_layout import (
     f3,
     i1,
 )
-from hitbox._types import Shapes
+from hitbox._kernels.shape_set import Shapes
 
 
 @njit(cache=True, nogil=True)
