@@ -386,3 +386,76 @@ def test_scene_manifolds_are_the_convex_modules():
 
 
 MESH_KIND = "mesh"
+
+
+def test_overlapping_query_shapes():
+    """Convex query shapes (with a half-space among them) against every kind of object:
+    equal to the brute-force twin, each pair confirmed by the convex module (plain
+    objects) or by the mesh's face-by-face test in its frame; masks honoured; a 2D scene
+    refuses them; no shapes, no pairs."""
+    rng = np.random.default_rng(12)
+    scene = _query_scene(rng)
+    queries = convex.concatenate([
+        convex.capsule(rng.uniform(-3, 3, (40, 3)), rng.uniform(-3, 3, (40, 3)), 0.2),
+        convex.hull([rng.normal(size=(8, 3)) * 0.6 + rng.uniform(-3, 3, 3)
+                     for _ in range(30)]),
+        convex.sphere(rng.uniform(-3, 3, (30, 3)), rng.uniform(0.1, 1.0, 30)),
+        convex.halfspace((0, 0, 1), -2.5),
+    ])  # fmt: skip
+    for mask in (None, 0b011):
+        pairs = sq.overlapping(scene, queries, mask=mask)
+        np.testing.assert_array_equal(
+            pairs, sq.overlapping_brute(scene, queries, mask=mask)
+        )
+        assert pairs.shape[1] > 20
+        if mask is not None:
+            assert np.all(scene._t["group"][pairs[1]] & mask)
+        found = set(map(tuple, pairs.T.tolist()))
+        for i in scene.ids.tolist():
+            if mask is not None and not scene._t["group"][i] & mask:
+                continue
+            obj, pose = scene._objects[i], scene.pose(i)
+            for q in range(len(queries.kind)):
+                one = convex.concatenate([convex.Shapes(
+                    *(f[q : q + 1] for f in queries[:-1]), queries.vertices)])  # fmt: skip
+                if obj.kind == "mesh":
+                    hit = obj.mesh.intersect_shapes_brute(one, np.linalg.inv(pose))[0]
+                else:
+                    hit = convex.intersects(one, sq._convex(scene, i))[0]
+                assert hit == ((q, i) in found), (q, i, obj.kind)
+    assert sq.overlapping(scene, convex.concatenate([])).shape == (2, 0)
+    with pytest.raises(TypeError, match="3D scene"):
+        Scene(dim=2).overlapping(convex.sphere((0, 0, 0), 1.0))
+
+
+def test_quaternion_poses_equal_matrix_poses():
+    """add, set_pose and set_poses take (position, quaternion) pairs; the scene then
+    answers as with the matrices hitbox.poses makes of them; a zero quaternion in a bulk
+    set changes no pose."""
+    from hitbox import poses as hp
+
+    rng = np.random.default_rng(5)
+    n = 12
+    pos = rng.uniform(-1.5, 1.5, (n, 3))
+    quat = rng.normal(size=(n, 4))
+    mats = hp.from_quaternions(pos, quat)
+    shape = convex.cylinder((0, 0, -0.4), (0, 0, 0.4), 0.3)
+    by_quat, by_matrix = Scene(), Scene()
+    for k in range(n):
+        by_quat.add(shape, (pos[k], quat[k]))
+        by_matrix.add(shape, mats[k])
+    _same(by_quat.query(mode="all"), by_matrix.query(mode="all"))
+    for k in range(n):
+        np.testing.assert_array_equal(by_quat.pose(k), by_matrix.pose(k))
+    pos2, quat2 = rng.uniform(-1.5, 1.5, (n, 3)), rng.normal(size=(n, 4))
+    by_quat.set_poses(np.arange(n), (pos2, quat2))
+    by_matrix.set_poses(np.arange(n), hp.from_quaternions(pos2, quat2))
+    by_quat.set_pose(3, (pos[0], quat[0]))
+    by_matrix.set_pose(3, mats[0])
+    _same(by_quat.query(mode="all"), by_matrix.query(mode="all"))
+    before = np.stack([by_quat.pose(k) for k in range(n)])
+    bad = quat2.copy()
+    bad[5] = 0.0
+    with pytest.raises(ValueError, match="quaternion"):
+        by_quat.set_poses(np.arange(n), (pos2, bad))
+    np.testing.assert_array_equal(np.stack([by_quat.pose(k) for k in range(n)]), before)

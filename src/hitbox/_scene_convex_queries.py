@@ -7,7 +7,7 @@ queries' own rules (nearer first, ties to the lower id)."""
 import numpy as np
 
 from hitbox import convex
-from hitbox._scene_objects import CONVEX, world_convex
+from hitbox._scene_objects import CONVEX, MESH, world_convex
 
 #: Ray-casting iterations before a ray still approaching is settled (van den Bergen's
 #: advancement reaches a polytope in a few, a curved surface about as fast as Newton;
@@ -111,3 +111,62 @@ def overlapping(scene, ids, boxes):
         q = q[convex.intersects(cut, shape)]
         found.append(np.stack([q, np.full(len(q), i)]).astype(np.intp))
     return np.concatenate(found, axis=1)
+
+
+# -- query shapes ----------------------------------------------------------------------------
+
+
+def shapes_overlapping(scene, ids, shapes, brute=False):
+    """(2, n) (query index, object id) pairs, sorted, of the convex query ``shapes``
+    that meet objects ``ids``: a mesh where one of its faces does (the shapes moved
+    into its frame, :meth:`TriangleMesh.intersect_shapes`), a ball, box or convex object
+    by :func:`hitbox.convex.intersects`. Candidates: the pairs whose world boxes meet
+    (a top-level tree over the objects' boxes; ``brute``: every pair, and every face)."""
+    objects = [scene._objects[i] for i in ids.tolist()]
+    poses = [scene.pose(i) for i in ids.tolist()]
+    n_q = len(shapes.kind)
+    if brute or not len(ids):
+        q = np.repeat(np.arange(n_q), len(ids))
+        k = np.tile(np.arange(len(ids)), n_q)
+    else:
+        from hitbox.bvh import BVH
+
+        own = np.stack([_world_box(o, p) for o, p in zip(objects, poses, strict=True)])
+        q, k = BVH.build(own, node="aabb", leaf_size=1).query(
+            convex.bounding_boxes(shapes)
+        )
+    keep = np.zeros(len(q), bool)
+    is_mesh = np.array([o.kind == MESH for o in objects], bool)
+    plain = ~is_mesh[k]
+    if plain.any():
+        world = convex.concatenate([world_convex(o, p) if o.kind != MESH else
+                                    convex.sphere(np.zeros(3), 0.0)
+                                    for o, p in zip(objects, poses, strict=True)])  # fmt: skip
+        keep[plain] = convex.intersects(shapes, world, np.stack([q[plain], k[plain]]))
+    for m in np.flatnonzero(is_mesh).tolist():
+        rows = np.flatnonzero(k == m)
+        if not len(rows):
+            continue
+        mesh, inverse = objects[m].mesh, np.linalg.inv(poses[m])
+        local = convex.transform(_take(shapes, q[rows]), inverse)
+        test = mesh.intersect_shapes_brute if brute else mesh.intersect_shapes
+        keep[rows] = test(local, mode="any")
+    pairs = np.stack([q[keep], ids[k[keep]]]).astype(np.intp).reshape(2, -1)
+    return np.ascontiguousarray(pairs[:, np.lexsort((pairs[1], pairs[0]))])
+
+
+def _take(shapes, rows):
+    """The shapes at ``rows`` (hull vertices shared)."""
+    fields = [np.ascontiguousarray(f[rows]) for f in shapes[:-1]]
+    return convex.Shapes(*fields, shapes.vertices)
+
+
+def _world_box(obj, pose):
+    """An object's world AABB (2, 3), padded: a mesh's vertices moved, a plain object's
+    shape's box."""
+    if obj.kind == MESH:
+        world = obj.verts @ pose[:3, :3].T + pose[:3, 3]
+        lo, hi = world.min(axis=0), world.max(axis=0)
+        pad = 1e-9 * (np.abs(lo) + np.abs(hi) + 1e-300)
+        return np.stack([lo - pad, hi + pad])
+    return convex.bounding_boxes(world_convex(obj, pose))[0]

@@ -10,6 +10,7 @@ from hitbox._scene_objects import (
     ALL_BITS,
     CONVEX,
     MESH,
+    as_matrices,
     check_id,
     check_ids,
     check_motion,
@@ -62,9 +63,10 @@ class SceneEditing:
             cone or hull; 3D scenes)
             Given in the object's model frame. One shape may be added many times:
             instances of one mesh share its tree, of one hull its vertices.
-        pose : (4, 4) float, optional
+        pose : (4, 4) float or (position (3,), quaternion (4,)), optional
             Rigid model-to-world map (identity if omitted); its rotation is snapped to the
-            nearest rotation matrix.
+            nearest rotation matrix. A quaternion is (x, y, z, w), as
+            :func:`hitbox.poses.from_quaternions` reads it.
         static : bool
             Static objects never move and never collide with each other.
         velocity, angular_velocity, acceleration : (3,) float
@@ -136,12 +138,15 @@ class SceneEditing:
 
     def set_poses(self, ids, poses):
         """Move many objects by hand in one call: ``ids (K,)`` live object ids, each once,
-        and ``poses (K, 4, 4)`` rigid poses (rotations snapped as :meth:`add` does).
-        Wakes every pair of each. Nothing moves unless every id and pose is valid."""
+        and ``poses (K, 4, 4)`` rigid poses (rotations snapped as :meth:`add` does), or
+        ``(positions (K, 3), quaternions (K, 4))`` (:func:`hitbox.poses.from_quaternions`,
+        scalar last). Wakes every pair of each. Nothing moves unless every id and pose
+        is valid."""
         idx = check_ids(self._objects, ids)
         self._changed()
         if self.dim == 2:
             poses = lift_poses2(poses)
+        poses = as_matrices(poses)
         linear, trans, _ = v.as_transforms(poses, "poses", rigid=True)
         if len(linear) != len(idx):
             raise ValueError(f"poses holds {len(linear)} poses for {len(idx)} ids")

@@ -14,6 +14,7 @@ from hitbox._kernels.obb import rot_error
 from hitbox._kernels.shape_set import Shapes
 from hitbox._types import OBBs, Spheres
 from hitbox.mesh import TriangleMesh
+from hitbox.poses import from_quaternions
 
 #: All bits: the default collision mask.
 ALL_BITS = (1 << 64) - 1
@@ -93,10 +94,19 @@ def check_bits(value, name):
     return np.uint64(int(value))
 
 
+def as_matrices(poses):
+    """4x4 poses as given, or the matrices of a ``(positions, quaternions)`` pair
+    (:func:`hitbox.poses.from_quaternions`)."""
+    if isinstance(poses, tuple) and len(poses) == 2:
+        return from_quaternions(*poses)
+    return poses
+
+
 def check_pose(pose):
-    """(rot, trans) of a rigid 4x4 pose, rot snapped to the nearest rotation unless it is
-    one to rounding already (so exact poses stay exact)."""
-    linear, trans = v.as_transform(pose, "pose", rigid=True)
+    """(rot, trans) of a rigid 4x4 pose (or a (position, quaternion) pair), rot snapped
+    to the nearest rotation unless it is one to rounding already (so exact poses stay
+    exact)."""
+    linear, trans = v.as_transform(as_matrices(pose), "pose", rigid=True)
     if np.abs(linear.T @ linear - np.eye(3)).max() > 1e-14:
         u, _, vt = np.linalg.svd(linear)
         linear = u @ vt

@@ -102,8 +102,15 @@ def raycast_brute(scene, origins, directions, *, t_max=np.inf, mask=None, group=
 
 
 def overlapping(scene, boxes, *, mask=None, group=None):
-    """Which objects' geometry meets each query box, touching included: (2, n) intp
-    pairs (query index, object id), sorted; for one (2, 3) box, the (n,) object ids.
+    """Which objects' geometry meets each query box (or convex shape), touching
+    included: (2, n) intp pairs (query index, object id), sorted; for one (2, 3) box,
+    the (n,) object ids.
+
+    ``boxes`` may be a :class:`hitbox.convex.Shapes` of Q query shapes (3D scenes): a
+    mesh meets a shape where one of its faces does (:meth:`TriangleMesh.intersect_shapes`
+    of the shapes moved into its frame), any other object by
+    :func:`hitbox.convex.intersects` (within the touching tolerance); candidates are the
+    pairs whose world boxes meet.
 
     ``boxes`` (Q, 2, 3) AABBs (lo in row 0); an empty box (lo > hi on some axis) meets
     nothing, infinite bounds are legal. A mesh meets a box where one of its triangles
@@ -124,6 +131,8 @@ def overlapping(scene, boxes, *, mask=None, group=None):
     points, and the nearest points come back 2D: the objects are the cuts by z = 0 of
     their 3D shapes, and each query is asked in that plane.
     """
+    if isinstance(boxes, convex.Shapes):
+        return _cq.shapes_overlapping(scene, _selected_3d(scene, mask, group), boxes)
     queries, single = _boxes(scene, boxes)
     ids, convex_ids = _cq.split(scene, _tlas.selected(scene, mask, group))
     tab = _tlas.table(scene, ids, _tlas.max_finite(queries))
@@ -148,6 +157,9 @@ def overlapping(scene, boxes, *, mask=None, group=None):
 def overlapping_brute(scene, boxes, *, mask=None, group=None):
     """Slow twin of :func:`overlapping`: every query box against every object (meshes:
     every triangle)."""
+    if isinstance(boxes, convex.Shapes):
+        ids = _selected_3d(scene, mask, group)
+        return _cq.shapes_overlapping(scene, ids, boxes, brute=True)
     queries, single = _boxes(scene, boxes)
     ids, convex_ids = _cq.split(scene, _tlas.selected(scene, mask, group))
     tab = _tlas.table(scene, ids, _tlas.max_finite(queries))
@@ -460,6 +472,13 @@ def _any_vertex_in_box(scene, i, j):
         pose[:3, :3] @ obj.rot
     )
     return bool(np.any(np.all(np.abs(local) <= obj.half, axis=1)))
+
+
+def _selected_3d(scene, mask, group):
+    """The ids a query of convex shapes looks at (3D scenes only)."""
+    if scene.dim != 3:
+        raise TypeError("query shapes (hitbox.convex.Shapes) need a 3D scene")
+    return _tlas.selected(scene, mask, group)
 
 
 def _object_ids(ids, k):
