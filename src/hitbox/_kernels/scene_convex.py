@@ -28,6 +28,7 @@ from hitbox._kernels.scene_layout import (
     ACC,
     MC,
     MR,
+    NF,
     OMEGA,
     ROT0,
     SC,
@@ -48,104 +49,105 @@ from hitbox._kernels.scene_layout import (
     f1,
     f2,
     f3,
-    i1,
+    pair_scratch,
+    shape_rows,
 )
 from hitbox._kernels.shape_set import Shapes
 
 
-@njit(cache=True, nogil=True)
-def posed_shape(o, fb, ib, cap, tf, r, t):
+@njit(inline="always")
+def posed_shape(o, fb, ib, cap, tf, r, t, side):
     """Plain object o's exact shape (its convex shape, ball or box) moved from its model
-    frame by rotation ``r`` (3, 3) and translation ``t`` (3,): a Shapes of one row."""
-    xkind = i1(ib, cap, XKIND)[o]
-    kind = np.empty(1, np.intp)
-    dims = np.zeros((1, 3))
-    radius = np.zeros(1)
-    bound = np.zeros(1)
-    count = np.zeros(1, np.intp)
+    frame by rotation ``r`` (3, 3) and translation ``t`` (3,): a Shapes of one row,
+    written into the arena's scratch shape ``side`` (0 or 1; a hull's vertices copied)."""
+    kind, rot, trans, dims, radius, bound, first, count = shape_rows(fb, cap, side)
+    xkind = ib[cap * XKIND + o]
+    first[0] = 0
+    count[0] = 0
+    verts = fb[cap * NF : cap * NF].reshape((0, 3))
     if xkind >= 0:
-        q = f3(fb, cap, XQ, 3, 3)[o]
-        c = f2(fb, cap, XC, 3)[o]
+        q = fb[cap * XQ + 9 * o : cap * XQ + 9 * o + 9]
+        c = fb[cap * XC + 3 * o : cap * XC + 3 * o + 3]
         kind[0] = xkind
         for k in range(3):
-            dims[0, k] = f2(fb, cap, XD, 3)[o, k]
-        radius[0] = f1(fb, cap, XR)[o]
-        bound[0] = f1(fb, cap, XB)[o]
-        n = i1(ib, cap, XN)[o]
-        at = i1(ib, cap, XAT)[o]
-        count[0] = n
-        verts = tf[at : at + 3 * n].reshape((n, 3)).copy()
-    elif i1(ib, cap, VKIND)[o] == VOLUME_SPHERE:
-        q = np.eye(3)
-        c = f2(fb, cap, SC, 3)[o]
+            dims[0, k] = fb[cap * XD + 3 * o + k]
+        radius[0] = fb[cap * XR + o]
+        bound[0] = fb[cap * XB + o]
+        n = ib[cap * XN + o]
+        if n > 0:
+            at = ib[cap * XAT + o]
+            count[0] = n
+            verts = tf[at : at + 3 * n].reshape((n, 3)).copy()
+    elif ib[cap * VKIND + o] == VOLUME_SPHERE:  # its frame's axes: the pose's own
+        q = fb[cap * SQ + 9 * o : cap * SQ + 9 * o + 9]  # (unused: a ball has no axes)
+        c = fb[cap * SC + 3 * o : cap * SC + 3 * o + 3]
         kind[0] = SPHERE
-        radius[0] = bound[0] = f1(fb, cap, SR)[o]
-        verts = np.zeros((0, 3))
-    else:
-        q = f3(fb, cap, SQ, 3, 3)[o]
-        c = f2(fb, cap, SC, 3)[o]
-        kind[0] = BOX
-        h = f2(fb, cap, SH, 3)[o]
         for k in range(3):
-            dims[0, k] = h[k]
-        bound[0] = math.sqrt(h[0] * h[0] + h[1] * h[1] + h[2] * h[2])
-        verts = np.zeros((0, 3))
-    rot = np.empty((1, 3, 3))
-    trans = np.empty((1, 3))
+            dims[0, k] = 0.0
+        radius[0] = bound[0] = fb[cap * SR + o]
+    else:
+        q = fb[cap * SQ + 9 * o : cap * SQ + 9 * o + 9]
+        c = fb[cap * SC + 3 * o : cap * SC + 3 * o + 3]
+        kind[0] = BOX
+        b2 = 0.0
+        for k in range(3):
+            h = fb[cap * SH + 3 * o + k]
+            dims[0, k] = h
+            b2 += h * h
+        radius[0] = 0.0
+        bound[0] = math.sqrt(b2)
+    ball = kind[0] == SPHERE and xkind < 0
     for a in range(3):
         trans[0, a] = t[a] + r[a, 0] * c[0] + r[a, 1] * c[1] + r[a, 2] * c[2]
         for b in range(3):
-            rot[0, a, b] = r[a, 0] * q[0, b] + r[a, 1] * q[1, b] + r[a, 2] * q[2, b]
-    return Shapes(kind, rot, trans, dims, radius, bound, np.zeros(1, np.intp), count,
-                  verts)  # fmt: skip
-
-
-@njit(inline="always")
-def _one_pair():
-    """Index array, output row and hit flag of a one-pair query."""
-    out = (np.empty(1), np.empty((1, 3)), np.empty((1, 3)), np.empty((1, 3)))
-    return np.zeros(1, np.intp), out, np.zeros(1, np.bool_)
+            if ball:
+                rot[0, a, b] = r[a, b]
+            else:
+                rot[0, a, b] = r[a, 0] * q[b] + r[a, 1] * q[3 + b] + r[a, 2] * q[6 + b]
+    return Shapes(kind, rot, trans, dims, radius, bound, first, count, verts)
 
 
 @njit(cache=True, nogil=True)
 def shapes_meet(i, j, rot, trans, fb, ib, cap, tf):
     """Do plain objects i and j, at poses ``rot``, ``trans`` (the pose tables), touch?"""
-    a = posed_shape(i, fb, ib, cap, tf, rot[i], trans[i])
-    b = posed_shape(j, fb, ib, cap, tf, rot[j], trans[j])
-    ia, out, hit = _one_pair()
-    query(INTERSECTS, a, ia, b, ia, out, hit)
+    a = posed_shape(i, fb, ib, cap, tf, rot[i], trans[i], 0)
+    b = posed_shape(j, fb, ib, cap, tf, rot[j], trans[j], 1)
+    index, out, hit, _ = pair_scratch(fb, cap)
+    index[0] = 0
+    query(INTERSECTS, a, index, b, index, out, hit)
     return hit[0]
 
 
 @njit(cache=True, nogil=True)
-def triangle_shape():
-    """A one-row hull of three vertices to load triangles into (:func:`meets_triangle`)."""
-    rot = np.zeros((1, 3, 3))
-    for k in range(3):
-        rot[0, k, k] = 1.0
-    return Shapes(np.full(1, HULL, np.intp), rot, np.zeros((1, 3)), np.zeros((1, 3)),
-                  np.zeros(1), np.zeros(1), np.zeros(1, np.intp), np.full(1, 3, np.intp),
-                  np.zeros((3, 3)))  # fmt: skip
-
-
-@njit(cache=True, nogil=True)
-def meets_triangle(tris, s, tri, shape):
-    """Does triangle s of ``tris`` (S, 3, 3) touch ``shape`` (one row, the same frame)?
-    The triangle is loaded into ``tri`` as :func:`hitbox.convex.triangles` makes it
-    (centred on its mean corner), so the answer is that of a mesh's intersect_shapes."""
+def meets_triangle(tris, s, shape, fb, cap):
+    """Does triangle s of ``tris`` (S, 3, 3) touch ``shape`` (one row, the same frame,
+    posed into scratch side 0)? The triangle is loaded into scratch side 1 as
+    :func:`hitbox.convex.triangles` makes it (a hull centred on its mean corner), so
+    the answer is that of a mesh's intersect_shapes."""
+    kind, rot, trans, dims, radius, bound, first, count = shape_rows(fb, cap, 1)
+    index, out, hit, verts = pair_scratch(fb, cap)
+    kind[0] = HULL
+    first[0] = 0
+    count[0] = 3
+    radius[0] = 0.0
+    for a in range(3):
+        dims[0, a] = 0.0
+        for b in range(3):
+            rot[0, a, b] = 1.0 if a == b else 0.0
     for c in range(3):
-        tri.trans[0, c] = ((tris[s, 0, c] + tris[s, 1, c]) + tris[s, 2, c]) / 3.0
+        trans[0, c] = ((tris[s, 0, c] + tris[s, 1, c]) + tris[s, 2, c]) / 3.0
     b2 = 0.0
     for k in range(3):
         acc = 0.0
         for c in range(3):
-            x = tris[s, k, c] - tri.trans[0, c]
-            tri.vertices[k, c] = x
+            x = tris[s, k, c] - trans[0, c]
+            verts[k, c] = x
             acc += x * x
         b2 = max(b2, acc)
-    tri.bound[0] = math.sqrt(b2)
-    ia, out, hit = _one_pair()
-    query(INTERSECTS, tri, ia, shape, ia, out, hit)
+    bound[0] = math.sqrt(b2)
+    tri = Shapes(kind, rot, trans, dims, radius, bound, first, count, verts)
+    index[0] = 0
+    query(INTERSECTS, tri, index, shape, index, out, hit)
     return hit[0]
 
 
@@ -187,13 +189,14 @@ def convex_contact_time(i, j, fb, ib, cap, tf, dt):
     rj = np.empty((3, 3))
     xi = np.empty(3)
     xj = np.empty(3)
-    ia, out, hit = _one_pair()
+    ia, out, hit, _ = pair_scratch(fb, cap)
+    ia[0] = 0
     t = 0.0
     for _ in range(MAX_ADVANCE):
         _place(i, t, rot0, trans0, vel0, omega, acc, ri, xi)
         _place(j, t, rot0, trans0, vel0, omega, acc, rj, xj)
-        a = posed_shape(i, fb, ib, cap, tf, ri, xi)
-        b = posed_shape(j, fb, ib, cap, tf, rj, xj)
+        a = posed_shape(i, fb, ib, cap, tf, ri, xi, 0)
+        b = posed_shape(j, fb, ib, cap, tf, rj, xj, 1)
         query(DISTANCE, a, ia, b, ia, out, hit)
         gap = out[0][0] - TOUCH * scale(a, 0, b, 0)
         if gap <= 0.0:

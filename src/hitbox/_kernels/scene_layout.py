@@ -74,8 +74,12 @@ C_NEED_FRONT = 29
 #: Columns of a pair's memory row (see the step kernel).
 MEM_COLS = 9
 #: Scratch floats after the per-object float tables (fewer than NF, so the tables'
-#: row count stays ``len(fbuf) // NF``): a pair's relative rotation and translation.
-SCRATCH_F = 12
+#: row count stays ``len(fbuf) // NF``): a pair's relative rotation and translation;
+#: from S_SHAPES two one-row convex shapes (20 each: rot, trans, dims, radius, bound,
+#: then kind, first and count as int64 bits), a pair query's output row (10), its index
+#: and hit flag, and a triangle's three vertices (9): a convex pair test allocates
+#: nothing (see :func:`shape_rows`).
+S_SHAPES, S_OUT, S_INDEX, S_HIT, S_TRI, SCRATCH_F = 12, 52, 62, 63, 64, 73
 C_N_DYN, C_N_STAT, C_N_MOVING, C_N_ORDER, C_LISTS = 32, 33, 34, 35, 40
 
 #: The work arena (one int64 array, so a step unboxes one argument for five buffers):
@@ -137,6 +141,40 @@ def relative_scratch(fb, cap):
     """The scratch (3, 3) rotation and (3,) translation after the float tables."""
     at = cap * NF
     return fb[at : at + 9].reshape((3, 3)), fb[at + 9 : at + 12]
+
+
+@njit(inline="always")
+def shape_rows(fb, cap, side):
+    """The scratch arrays of one-row convex shape ``side`` (0 or 1): kind, rot, trans,
+    dims, radius, bound, first and count, as :class:`hitbox.convex.Shapes` holds them."""
+    at = cap * NF + S_SHAPES + 20 * side
+    ints = fb[at + 17 : at + 20].view(np.int64)
+    return (
+        ints[0:1],
+        fb[at : at + 9].reshape((1, 3, 3)),
+        fb[at + 9 : at + 12].reshape((1, 3)),
+        fb[at + 12 : at + 15].reshape((1, 3)),
+        fb[at + 15 : at + 16],
+        fb[at + 16 : at + 17],
+        ints[1:2],
+        ints[2:3],
+    )
+
+
+@njit(inline="always")
+def pair_scratch(fb, cap):
+    """A one-pair query's index array, output row (value, two points, normal), hit flag,
+    and a (3, 3) vertex table, in the arena's scratch."""
+    at = cap * NF
+    out = (
+        fb[at + S_OUT : at + S_OUT + 1],
+        fb[at + S_OUT + 1 : at + S_OUT + 4].reshape((1, 3)),
+        fb[at + S_OUT + 4 : at + S_OUT + 7].reshape((1, 3)),
+        fb[at + S_OUT + 7 : at + S_OUT + 10].reshape((1, 3)),
+    )
+    index = fb[at + S_INDEX : at + S_INDEX + 1].view(np.int64)
+    hit = fb[at + S_HIT : at + S_HIT + 1].view(np.bool_)[0:1]
+    return index, out, hit, fb[at + S_TRI : at + S_TRI + 9].reshape((3, 3))
 
 
 @njit(inline="always")

@@ -30,7 +30,6 @@ from hitbox._kernels.scene_convex import (
     meets_triangle,
     posed_shape,
     shapes_meet,
-    triangle_shape,
 )
 from hitbox._kernels.scene_layout import (
     AX14,
@@ -295,8 +294,7 @@ def _mesh_volume(m, w, fb, ib, cap, tf, ti, meta, first_only, rel_r, rel_t, stac
     is_sphere = i1(ib, cap, VKIND)[w] == SPHERE
     is_convex = i1(ib, cap, XKIND)[w] >= 0
     if is_convex:  # exact: its shape; the walk: its bounding box, widened
-        shape = posed_shape(w, fb, ib, cap, tf, rel_r, rel_t)
-        tri = triangle_shape()
+        shape = posed_shape(w, fb, ib, cap, tf, rel_r, rel_t, 0)
     radius = np.full(1, f1(fb, cap, SR)[w])
     half = np.empty((1, 3))
     brot = np.empty((1, 3, 3))
@@ -342,7 +340,7 @@ def _mesh_volume(m, w, fb, ib, cap, tf, ti, meta, first_only, rel_r, rel_t, stac
             if not near:
                 continue
             if is_convex:
-                touch = meets_triangle(tris, s, tri, shape)
+                touch = meets_triangle(tris, s, shape, fb, cap)
             elif is_sphere:
                 touch = triangle_sphere(
                     tris, s, center[0, 0], center[0, 1], center[0, 2], radius[0]

@@ -1,0 +1,181 @@
+"""A Scene of convex shapes against python-fcl's manager (issue: shapes and contacts).
+
+    python -m benchmarks.run scene_shapes [--quick]
+
+N moving, turning convex objects (capsules, boxes, cylinders, cones, balls: the kinds
+both libraries have) at random in a cube, each step every touching pair:
+
+- ``Scene.step``: the Scene integrates the velocities, one compiled call a step;
+- ``Scene.set_poses + query``: the same poses set by hand each step (a game loop or a
+  planner that owns the motion);
+- ``python-fcl DynamicAABBTree``: each pose set on its ``CollisionObject``, the manager
+  updated, and every candidate pair tested by ``fcl.collide`` in a Python callback that
+  collects the touching pairs (what trimesh's ``CollisionManager`` does for meshes).
+
+Threshold ``0`` (no sleeping pairs: with pairs this cheap the Scene's schedule costs more
+than it saves) and the default (the median bounding-sphere diameter) are both reported.
+Pairs are compared step by step: the counts of pairs python-fcl reports that hitbox does
+not, and back (both decide touching within their own tolerances). Every time is the
+least of interleaved repeats, in one process.
+"""
+
+import time
+
+import numpy as np
+
+from hitbox import convex
+from hitbox.pipeline import Scene
+
+DT = 0.01
+KINDS = ("capsule", "box", "cylinder", "cone", "ball")
+
+
+def run(quick=False):
+    n, steps, repeats = (300, 10, 2) if quick else (1000, 20, 3)
+    return _rows(n, steps, repeats)
+
+
+def _setup(n, seed=0):
+    rng = np.random.default_rng(seed)
+    side = 1.2 * np.cbrt(n)
+    poses = np.tile(np.eye(4), (n, 1, 1))
+    for k in range(n):
+        q, _ = np.linalg.qr(rng.normal(size=(3, 3)))
+        poses[k, :3, :3] = q * np.sign(np.linalg.det(q))
+        poses[k, :3, 3] = rng.uniform(0, side, 3)
+    vel = rng.normal(0, 0.5, (n, 3))
+    omega = rng.normal(0, 1.0, (n, 3))
+    dims = rng.uniform(0.1, 0.3, (n, 2))  # radius (half extent), half length
+    return [KINDS[k % len(KINDS)] for k in range(n)], dims, poses, vel, omega
+
+
+def _shape(kind, r, h):
+    """The hitbox shape and a maker of python-fcl's, the same solid (FCL's cylinder and
+    cone are centred on their origin along z, the cone's apex at +h)."""
+    if kind == "capsule":
+        return convex.capsule((0, 0, -h), (0, 0, h), r), ("Capsule", r, 2 * h)
+    if kind == "box":
+        return convex.box((0, 0, 0), (r, r, h)), ("Box", 2 * r, 2 * r, 2 * h)
+    if kind == "cylinder":
+        return convex.cylinder((0, 0, -h), (0, 0, h), r), ("Cylinder", r, 2 * h)
+    if kind == "cone":
+        return convex.cone((0, 0, -h), (0, 0, h), r), ("Cone", r, 2 * h)
+    return convex.sphere((0, 0, 0), r), ("Sphere", r)
+
+
+def _scene(shapes, poses, vel, omega, threshold, moving):
+    scene = Scene(threshold=threshold)
+    for k, s in enumerate(shapes):
+        extra = {"velocity": vel[k], "angular_velocity": omega[k]} if moving else {}
+        scene.add(s, poses[k], **extra)
+    scene.query()
+    return scene
+
+
+def _rows(n, steps, repeats):
+    kinds, dims, poses, vel, omega = _setup(n)
+    made = [_shape(k, *d) for k, d in zip(kinds, dims, strict=True)]
+    shapes = [m[0] for m in made]
+    recorder = _scene(shapes, poses, vel, omega, 0.0, moving=True)
+    frames = []
+    for _ in range(steps):
+        recorder.step(DT)
+        frames.append(np.stack([recorder.pose(i) for i in range(n)]))
+    ids = np.arange(n)
+    peer = _Fcl([m[1] for m in made], poses)
+    best = {}
+    found = {}
+    for _ in range(repeats):
+        for threshold in (0.0, None):
+            label = "threshold 0" if threshold == 0.0 else "default threshold"
+            scene = _scene(shapes, poses, vel, omega, threshold, moving=True)
+            t0 = time.perf_counter()
+            stepped = [scene.step(DT).pairs for _ in frames]
+            _keep(best, f"hitbox Scene.step, {label}", time.perf_counter() - t0)
+            scene = _scene(shapes, poses, vel, omega, threshold, moving=False)
+            t0 = time.perf_counter()
+            posed = []
+            for frame in frames:
+                scene.set_poses(ids, frame)
+                posed.append(scene.query().pairs)
+            _keep(best, f"hitbox Scene.set_poses + query, {label}",
+                  time.perf_counter() - t0)  # fmt: skip
+            assert all(np.array_equal(a, b) for a, b in zip(stepped, posed, strict=True))
+            found["hitbox"] = [set(map(tuple, p.T.tolist())) for p in posed]
+        peer.reset(poses)
+        t0 = time.perf_counter()
+        found["fcl"] = [peer.step(frame) for frame in frames]
+        _keep(
+            best, "python-fcl DynamicAABBTree, Python callback", time.perf_counter() - t0
+        )
+    base = best["python-fcl DynamicAABBTree, Python callback"]
+    extra = sum(len(f - h) for f, h in zip(found["fcl"], found["hitbox"], strict=True))
+    missing = sum(len(h - f) for f, h in zip(found["fcl"], found["hitbox"], strict=True))
+    rows = []
+    for method, t in best.items():
+        row = {"bench": f"{n} convex objects", "method": method, "steps": steps,
+               "ms_per_step": 1e3 * t / steps,
+               "touching_pairs": sum(len(h) for h in found["hitbox"]),
+               "speedup_vs_python-fcl": base / t}  # fmt: skip
+        if method.startswith("python-fcl"):
+            row["peer_extra_pairs"], row["peer_missing_pairs"] = extra, missing
+        rows.append(row)
+    return rows
+
+
+def _keep(best, name, seconds):
+    best[name] = min(best.get(name, np.inf), seconds)
+
+
+class _Fcl:
+    """python-fcl's dynamic tree manager over the same solids, touching pairs collected
+    in a Python callback; objects told apart by their translations."""
+
+    def __init__(self, makers, poses):
+        import fcl
+
+        self.fcl = fcl
+        self.objects = [
+            fcl.CollisionObject(getattr(fcl, m[0])(*m[1:]), fcl.Transform())
+            for m in makers
+        ]
+        self.reset(poses)
+        self.manager = fcl.DynamicAABBTreeCollisionManager()
+        self.manager.registerObjects(self.objects)
+        self.manager.setup()
+
+    def reset(self, poses):
+        self.where = {}
+        self._place(poses)
+
+    def _place(self, poses):
+        for k, (obj, pose) in enumerate(zip(self.objects, poses, strict=True)):
+            obj.setTransform(self.fcl.Transform(pose[:3, :3], pose[:3, 3]))
+            self.where[tuple(pose[:3, 3])] = k
+
+    def step(self, frame):
+        fcl = self.fcl
+        where = self.where
+        self._place(frame)
+        self.manager.update()
+        found = set()
+
+        def collect(o1, o2, data):
+            if fcl.collide(o1, o2, fcl.CollisionRequest(), fcl.CollisionResult()):
+                a = where[tuple(o1.getTranslation())]
+                b = where[tuple(o2.getTranslation())]
+                found.add((min(a, b), max(a, b)))
+            return False
+
+        self.manager.collide(None, collect)
+        return found
+
+
+if __name__ == "__main__":
+    import sys
+
+    from benchmarks.run import print_table, write_csv
+
+    result = run(quick="--quick" in sys.argv[1:])
+    print_table("scene_shapes", result)
+    print("wrote", write_csv("scene_shapes", result))
