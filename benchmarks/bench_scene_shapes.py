@@ -82,7 +82,11 @@ def _rows(n, steps, repeats):
         recorder.step(DT)
         frames.append(np.stack([recorder.pose(i) for i in range(n)]))
     ids = np.arange(n)
-    peer = _Fcl([m[1] for m in made], poses)
+    import fcl
+
+    from benchmarks.fcl_manager import FclManager
+
+    peer = FclManager([getattr(fcl, m[1][0])(*m[1][1:]) for m in made], poses)
     best = {}
     found = {}
     for _ in range(repeats):
@@ -125,50 +129,6 @@ def _rows(n, steps, repeats):
 
 def _keep(best, name, seconds):
     best[name] = min(best.get(name, np.inf), seconds)
-
-
-class _Fcl:
-    """python-fcl's dynamic tree manager over the same solids, touching pairs collected
-    in a Python callback; objects told apart by their translations."""
-
-    def __init__(self, makers, poses):
-        import fcl
-
-        self.fcl = fcl
-        self.objects = [
-            fcl.CollisionObject(getattr(fcl, m[0])(*m[1:]), fcl.Transform())
-            for m in makers
-        ]
-        self.reset(poses)
-        self.manager = fcl.DynamicAABBTreeCollisionManager()
-        self.manager.registerObjects(self.objects)
-        self.manager.setup()
-
-    def reset(self, poses):
-        self.where = {}
-        self._place(poses)
-
-    def _place(self, poses):
-        for k, (obj, pose) in enumerate(zip(self.objects, poses, strict=True)):
-            obj.setTransform(self.fcl.Transform(pose[:3, :3], pose[:3, 3]))
-            self.where[tuple(pose[:3, 3])] = k
-
-    def step(self, frame):
-        fcl = self.fcl
-        where = self.where
-        self._place(frame)
-        self.manager.update()
-        found = set()
-
-        def collect(o1, o2, data):
-            if fcl.collide(o1, o2, fcl.CollisionRequest(), fcl.CollisionResult()):
-                a = where[tuple(o1.getTranslation())]
-                b = where[tuple(o2.getTranslation())]
-                found.add((min(a, b), max(a, b)))
-            return False
-
-        self.manager.collide(None, collect)
-        return found
 
 
 if __name__ == "__main__":

@@ -201,7 +201,11 @@ def _many(n, steps, repeats):
     dyn = ids[~static]
     peers = {}
     try:
-        peers["python-fcl DynamicAABBTree, Python callback"] = _Fcl(mesh, start)
+        from benchmarks.fcl_manager import FclManager, mesh_models
+
+        peers["python-fcl DynamicAABBTree, Python callback"] = FclManager(
+            mesh_models(mesh, len(start)), start
+        )
     except ImportError:
         pass
     best = {"Scene.set_poses + query": np.inf, "Scene.step (velocities)": np.inf}
@@ -247,54 +251,6 @@ def _many(n, steps, repeats):
             row[f"speedup_vs_{peer.split()[0]}"] = best[peer] / t
         rows.append(row)
     return rows
-
-
-class _Fcl:
-    """python-fcl's dynamic tree manager, every candidate pair's test through a Python
-    callback collecting the touching pairs (trimesh's CollisionManager: one BVH model
-    per object). Objects are told apart by their translations (the callback gets new
-    wrappers of them)."""
-
-    def __init__(self, mesh, start):
-        import fcl
-
-        self.fcl = fcl
-        self.objects = []
-        for _ in start:
-            model = fcl.BVHModel()
-            model.beginModel(len(mesh.vertices), len(mesh.faces))
-            model.addSubModel(mesh.vertices, mesh.faces)
-            model.endModel()
-            self.objects.append(fcl.CollisionObject(model, fcl.Transform()))
-        self.manager = fcl.DynamicAABBTreeCollisionManager()
-        self.reset(start)
-        self.manager.registerObjects(self.objects)
-        self.manager.setup()
-
-    def reset(self, poses):
-        self.where = {}
-        for k, (obj, pose) in enumerate(zip(self.objects, poses, strict=True)):
-            obj.setTransform(self.fcl.Transform(pose[:3, :3], pose[:3, 3]))
-            self.where[tuple(pose[:3, 3])] = k
-
-    def step(self, frame, dyn):
-        fcl = self.fcl
-        where = self.where
-        for k in dyn.tolist():
-            self.objects[k].setTransform(fcl.Transform(frame[k, :3, :3], frame[k, :3, 3]))
-            where[tuple(frame[k, :3, 3])] = k
-        self.manager.update()
-        found = set()
-
-        def collect(o1, o2, data):
-            if fcl.collide(o1, o2, fcl.CollisionRequest(), fcl.CollisionResult()):
-                a = where[tuple(o1.getTranslation())]
-                b = where[tuple(o2.getTranslation())]
-                found.add((min(a, b), max(a, b)))
-            return False
-
-        self.manager.collide(None, collect)
-        return found
 
 
 if __name__ == "__main__":
