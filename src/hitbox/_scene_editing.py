@@ -289,7 +289,10 @@ class SceneEditing:
         self._moving = np.ascontiguousarray(dyn[moving])
         self._buf.set_lists(dyn, stat, self._moving, ids, self._ignore)
         if self._threshold is None:
-            value = 2.0 * float(np.median(t["mr"][ids])) if len(ids) else 0.0
+            # pairs of plain volumes cost less to test each step than to schedule
+            # (benchmarks/bench_scene_shapes.py): meshes alone set the default
+            meshes = ids[t["is_mesh"][ids] != 0]
+            value = 2.0 * float(np.median(t["mr"][meshes])) if len(meshes) else 0.0
             if value != self._threshold_value:
                 self._threshold_value = value
                 t["bounds_version"][:] = -1  # the grown boxes depend on it

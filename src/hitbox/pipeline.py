@@ -92,7 +92,9 @@ class Scene(SceneEditing):
     threshold : float >= 0, optional
         Pairs farther apart than this are far: skipped, not scheduled. Nearer pairs that
         do not touch sleep until their time bound. Default: the median bounding-sphere
-        diameter of the objects in the scene (recomputed as objects come and go).
+        diameter of the scene's meshes, 0 in a scene without meshes (recomputed as
+        objects come and go): a pair of plain volumes costs less to test at every step
+        than to schedule.
     broadphase : {"auto", "sap", "brute"}
         ``"brute"``: every dynamic-dynamic and dynamic-static pair's grown boxes are
         compared (the twin); ``"sap"``: sort-and-sweep on x, the order kept from step to
