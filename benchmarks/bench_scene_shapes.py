@@ -33,7 +33,7 @@ KINDS = ("capsule", "box", "cylinder", "cone", "ball")
 
 
 def run(quick=False):
-    n, steps, repeats = (300, 10, 2) if quick else (1000, 20, 3)
+    n, steps, repeats = (300, 10, 2) if quick else (1000, 20, 5)
     return _rows(n, steps, repeats)
 
 
