@@ -2,7 +2,8 @@
 (SPEC §9, seed 003).
 
 Objects are triangle meshes (:class:`~hitbox.mesh.TriangleMesh`, surfaces) or plain
-volumes (one sphere, one box, one OBB: solids), each with a rigid pose, static or
+volumes (one sphere, one box, one OBB, or one bounded :mod:`hitbox.convex` shape:
+capsule, cylinder, cone, hull; solids), each with a rigid pose, static or
 dynamic; dynamic ones carry a linear and an angular velocity and a linear acceleration,
 which :meth:`Scene.step` integrates. Each query reports every touching pair of objects
 once, with ``i < j`` (A-B, never again B-A). A step is one compiled call
@@ -26,12 +27,17 @@ once, with ``i < j`` (A-B, never again B-A). A step is one compiled call
 3. **Per-object volumes** (seed 003 §1.2.2). Each mesh carries the volume kind
    :func:`hitbox.mixed.choose` picks for it (sphere, AABB, OBB or k-DOP; spheres and
    OBBs are moved exactly, AABBs and k-DOPs refit from the moved vertices), tested with
-   the cross-kind tests of :mod:`hitbox.mixed`. A plain volume is its own volume.
+   the cross-kind tests of :mod:`hitbox.mixed`. A plain volume is its own volume (a
+   convex shape's volume is the box about it in its own frame).
 4. **Narrow phase**: mesh-mesh by the tree-vs-tree walk in the relative frame, with
    temporal coherence in ``mode="any"``: the triangle pair that crossed at the last
    step (the witness) is tested first and settles the pair when it still crosses;
-   mesh-plain by the mesh's tree and an exact triangle-sphere or triangle-box test;
-   plain-plain by the exact cross-kind test.
+   mesh-plain by the mesh's tree and an exact triangle-sphere or triangle-box test (a
+   convex shape: each face against it as :meth:`~hitbox.mesh.TriangleMesh.
+   intersect_shapes` decides); plain-plain by the exact cross-kind test, or
+   :func:`hitbox.convex.intersects` where one is a convex shape (closed forms, GJK;
+   touching within its tolerance counts). In continuous mode a pair with a convex shape
+   is swept by conservative advancement on its GJK distance.
 
 The narrow phase walks OBB trees, the fastest kind tree against tree: a mesh given a tree
 of another kind gets an OBB tree too, built once (so the step is one compiled kernel).
