@@ -8,7 +8,8 @@ The motion is the Scene's (see :mod:`hitbox._kernels.pipeline`): constant linear
 acceleration and angular velocity from the start state, integrated to any time by the
 very kernel a step uses. A point of object o moves at most |v + a t| + |w| arm and
 speeds up at most |a| + alpha arm, arm = |mc| + mr (its bounding sphere about its
-origin).
+origin). Pairs with a convex shape advance the same way on their GJK distance
+(:func:`hitbox._kernels.scene_convex.convex_contact_time`).
 """
 
 import math

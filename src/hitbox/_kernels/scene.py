@@ -7,7 +7,9 @@ the step record), so a step costs one Python-to-numba call with four array argum
 (numba unboxes each argument anew at every call):
 
 - ``fbuf``: the per-object float tables, field after field (``F_FIELDS``), each a
-  C-contiguous block of ``cap`` rows; ``ibuf`` the int tables (``I_FIELDS``).
+  C-contiguous block of ``cap`` rows, then a scratch block (a pair's relative pose, and
+  the one-row shapes of a convex pair test: ``scene_layout.S_*``); ``ibuf`` the int
+  tables (``I_FIELDS``).
 - ``tree_f``, ``tree_i``: every mesh's OBB tree and model vertices, concatenated;
   ``tree_i`` starts with the number of trees T and a (T, M_COLS) table of each tree's
   sizes and offsets (``M_*``). OBB trees only (the fastest kind tree against tree), so

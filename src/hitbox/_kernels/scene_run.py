@@ -1,6 +1,7 @@
 """Many steps of a Scene in one compiled call (:meth:`hitbox.pipeline.Scene.run`): each
-step as :func:`hitbox._kernels.scene.step` runs it, its touching pairs appended to a
-log, steps before the quiet horizon only moving the objects."""
+step as :func:`hitbox._kernels.scene.step` runs it (meshes, plain volumes and convex
+shapes alike), its touching pairs appended to a log, steps before the quiet horizon
+only moving the objects."""
 
 import numpy as np
 from numba import njit
