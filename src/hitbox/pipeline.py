@@ -188,11 +188,14 @@ class Scene(SceneEditing):
         velocity exactly (Rodrigues). ``dt`` = 0 is legal.
 
         With ``continuous=True`` nothing tunnels: a pair of plain volumes (spheres,
-        boxes, OBBs; discs and rectangles in 2D) or of two meshes is reported when the
-        two touch at any time within the step, not only at its end, and ``result.toi``
-        holds each pair's first contact time in seconds from the step's start. Plain
-        pairs: :mod:`hitbox._kernels.contact_time` (exact for constant velocities,
-        conservative advancement with spin or acceleration). Mesh pairs:
+        boxes, OBBs, convex shapes; discs and rectangles in 2D) or of two meshes is
+        reported when the two touch at any time within the step, not only at its end,
+        and ``result.toi`` holds each pair's first contact time in seconds from the
+        step's start. Plain pairs: :mod:`hitbox._kernels.contact_time` (exact for
+        constant velocities, conservative advancement with spin or acceleration); a pair
+        with a convex shape: conservative advancement on its GJK distance
+        (:mod:`hitbox._kernels.scene_convex`, within the touching tolerance of
+        :func:`hitbox.convex.intersects`). Mesh pairs:
         :mod:`hitbox._kernels.advancement` (conservative advancement on the meshes'
         distance; meshes within ``CONTACT_TOL`` (1e-9) of their bounding radii count as
         touching). A mesh against a plain volume is tested at the end of the step (its
@@ -202,7 +205,9 @@ class Scene(SceneEditing):
         pair of crossing triangles meets, in world coordinates, and ``result.normals``
         (T, 3), ``result.depths`` (T,): each column's penetration as
         :class:`~hitbox.mesh.Contacts` defines it (a face against a plain volume, or two
-        plain volumes, in 3D scenes too: :func:`hitbox.scene_queries.contact_geometry`).
+        plain volumes, in 3D scenes too: :func:`hitbox.scene_queries.contact_geometry`),
+        and ``result.manifolds``: up to four contact points of each pair of two plain
+        objects (:func:`hitbox.scene_queries.contact_manifolds`).
         ``inside=True`` (mode
         ``"any"``) also reports pairs of closed meshes one of which lies wholly inside
         the other (:func:`hitbox.scene_queries.inside_pairs`).
