@@ -68,7 +68,12 @@ def raycast(scene, origins, directions, *, t_max=np.inf, mask=None, group=None):
     over the objects' world boxes, nearer box first, and each mesh's own tree in its
     frame; a box or object whose entry t passes the best hit so far is skipped
     (:mod:`hitbox._kernels.tlas`). Inputs past 2**90 in magnitude, or meshes smaller
-    than 2**-90, go through :func:`raycast_brute`.
+    than 2**-90, go through :func:`raycast_brute`. A convex shape (capsule, cylinder,
+    cone, hull) is hit where the ray comes within its touching tolerance, found by
+    conservative advancement on the GJK distance; each such object is cast, outside the
+    tree, at every ray whose segment may reach its bounding sphere
+    (:func:`hitbox._scene_convex_queries.cast`): cheap for tens of them, linear in
+    their number.
     """
     rays, single = _rays(scene, origins, directions, t_max)
     ids, convex_ids = _cq.split(scene, _tlas.selected(scene, mask, group))
@@ -188,7 +193,8 @@ def nearest(scene, points, *, max_distance=np.inf, mask=None, group=None):
 
     A mesh is its surface (:meth:`TriangleMesh.closest_point` of the point moved into
     its frame, ties to the lowest face); a plain volume is solid, at distance 0 from the
-    points inside it (closed forms: sphere, box). Points walk a top-level tree over the
+    points inside it (closed forms: sphere, box; GJK for a convex shape, against every
+    point). Points walk a top-level tree over the
     objects' world boxes, nearer box first, skipping boxes farther than the best
     distance so far, then each mesh's own tree in its frame. Inputs past 2**90 in
     magnitude, or meshes smaller than 2**-90, go through :func:`nearest_brute`.
