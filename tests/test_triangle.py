@@ -781,3 +781,17 @@ def test_a_ray_through_a_shared_edge_hits_both_closed_faces(seed):
     assert sorted(hits.face.tolist()) == expected
     if expected:
         assert len(hits.face) >= 1
+
+
+def test_segment_of_nearly_coplanar_triangles_found_by_hypothesis():
+    """b shares a vertex with a and has another on a's edge, its third 2e-17 off a's
+    plane: in some vertex orders the crossing's clip interval came out inverted by one
+    rounding, and the crossing point fell 0.25 away from b. Every order must give points
+    on both triangles."""
+    a = np.array([[1.25, 0.0, 1.0], [0.0, -1.5, 0.0], [0.0, 1.0, 0.0]])
+    b = np.array([[1.2499999999970868e-05, 0.99999, 9.99999999995449e-06],
+                  [1.25, 0.0, 1.0], [0.0, 0.0, 0.0]])  # fmt: skip
+    pa, pb = _all_orders(a, b)
+    seg = hb.triangle.intersection_segments(pa, pb)
+    assert seg.hit.all()
+    _assert_on_both(seg, pa, pb)

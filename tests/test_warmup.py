@@ -127,3 +127,28 @@ def test_the_first_collide_from_an_empty_cache_says_so_and_answers(tmp_path):
         check=True,
     )
     assert env_check.stdout.strip() == "True"
+
+
+def test_kernel_cache_is_emptied_when_any_kernel_file_changes(tmp_path, monkeypatch):
+    """numba keys a cached kernel by its own file only, while kernels inline each
+    other: a folder cached under another digest of the kernel files loses its cached
+    kernels (and only those) on import; one under the current digest keeps them."""
+    import hitbox._kernels as kernels
+
+    folder = tmp_path / "cache"
+    folder.mkdir()
+    monkeypatch.setattr(kernels, "_cache_folders", lambda here: [folder])
+    stale = [folder / "scene.step-290.py311.nbi", folder / "scene.step-290.py311.0.nbc"]
+    other = folder / "notes.txt"
+    for path in (*stale, other):
+        path.write_text("x")
+    (folder / kernels.DIGEST_FILE).write_text("an older digest")
+    kernels._refresh_cache()
+    assert not any(p.exists() for p in stale) and other.exists()
+    current = (folder / kernels.DIGEST_FILE).read_text()
+    assert len(current) == 40 and current != "an older digest"
+    for path in stale:
+        path.write_text("x")
+    kernels._refresh_cache()  # same digest: the cache stays
+    assert all(p.exists() for p in stale)
+    assert (folder / kernels.DIGEST_FILE).read_text() == current

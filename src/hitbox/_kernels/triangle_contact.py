@@ -89,9 +89,12 @@ def _seg_seg_points_2d(a, b, c, d, ax, pts, n):
 
 @njit(inline="always")
 def _clamp(t, lo, hi):
-    """t clamped to [lo, hi], or to [0, 1] when rounding left [lo, hi] empty."""
+    """t clamped to [lo, hi]. Where rounding left lo above hi, the exact set they bound
+    is one point (the exact tests found it not empty): their midpoint. (Falling back to
+    an unclamped t there put a crossing of two nearly coplanar triangles a quarter of an
+    edge away, as hypothesis found.)"""
     if lo > hi:
-        lo, hi = 0.0, 1.0
+        return 0.5 * (lo + hi)
     return min(max(t, lo), hi)
 
 
