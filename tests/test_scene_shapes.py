@@ -478,3 +478,36 @@ def test_run_with_convex_shapes_equals_steps(mode, continuous):
     assert touching > 0
     for i in one.ids.tolist():
         np.testing.assert_array_equal(many.pose(i), one.pose(i))
+
+
+def test_degenerate_convex_shapes_work_in_the_scene():
+    """A capsule of radius 0 (a segment), a cylinder of height 0 (a disc), a cone of
+    radius 0 (a segment), a flat hull and a one-point hull: each is an object whose
+    pairs equal the brute-force twin's while it moves through a crowd."""
+    rng = np.random.default_rng(21)
+    tv, tf = torus_mesh(160, r_major=0.6, r_minor=0.2)
+    flat = rng.normal(size=(12, 3)) * [0.5, 0.5, 0.0]
+    degenerate = [
+        convex.capsule((0, 0, -0.5), (0, 0, 0.5), 0.0),
+        convex.cylinder((0, 0, 0), (0, 0, 0), 0.4),
+        convex.cone((0, 0, -0.4), (0, 0, 0.4), 0.0),
+        convex.hull(flat),
+        convex.hull(np.zeros((1, 3))),
+    ]
+    crowd = [TriangleMesh(tv, tf), convex.box((0, 0, 0), (0.3, 0.3, 0.3)),
+             Spheres(np.zeros(3), 0.3), convex.capsule((0, 0, 0), (0, 0, 0.5), 0.2)]  # fmt: skip
+    scene = Scene(threshold=0.0)
+    for k, shape in enumerate(degenerate + crowd * 2):
+        motion = {
+            "velocity": rng.normal(0, 0.8, 3),
+            "angular_velocity": rng.normal(0, 2, 3),
+        }
+        scene.add(shape, _pose(rng, 1.0), static=k >= len(degenerate), **(
+            {} if k >= len(degenerate) else motion))  # fmt: skip
+    seen = 0
+    for step in range(60):
+        mode = "all" if step % 2 else "any"
+        result = scene.step(0.03, mode=mode)
+        _same(result, scene.query_brute(mode=mode))
+        seen += int(np.isin(result.pairs, np.arange(len(degenerate))).any())
+    assert seen > 0
