@@ -338,11 +338,16 @@ def test_whole_scene_queries_reach_convex_objects():
     twin = sq.nearest_brute(scene, pts)
     np.testing.assert_array_equal(near.object, twin.object)
     np.testing.assert_allclose(near.distance, twin.distance, rtol=0, atol=0)
+    n_inside = 0
     for i in scene.ids.tolist():
         rows = np.flatnonzero(near.object == i)
         if len(rows) and scene._objects[i].kind == "convex":
             d_i = convex.distance(convex.sphere(pts[rows], 0.0), sq._convex(scene, i))
             np.testing.assert_allclose(near.distance[rows], d_i.distance, atol=1e-12)
+            inside = rows[near.distance[rows] == 0]  # a solid: the point itself
+            np.testing.assert_array_equal(near.point[inside], pts[inside])
+            n_inside += len(inside)
+    assert n_inside > 0
     lo = rng.uniform(-4, 4, (800, 3))
     boxes = np.stack([lo, lo + rng.uniform(0, 1.5, (800, 3))], axis=1)
     boxes[:3, 0, 0] = -np.inf  # infinite bounds are legal

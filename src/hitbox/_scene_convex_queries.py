@@ -92,7 +92,8 @@ def nearest(scene, ids, pts, reach, k, dist, point):
         d = found.distance
         better = (d <= reach) & ((d < dist) | ((d == dist) & ((k < 0) | (k > i))))
         k[better], dist[better] = i, d[better]
-        point[better] = found.point_b[better]
+        inside = (d == 0.0)[:, None]  # the point itself, not GJK's rounded copy of it
+        point[better] = np.where(inside, pts, found.point_b)[better]
 
 
 def overlapping(scene, ids, boxes):
