@@ -6,6 +6,7 @@ queries' own rules (nearer first, ties to the lower id)."""
 
 import numpy as np
 
+from hitbox import _scene_tlas as _tlas
 from hitbox import convex
 from hitbox._scene_objects import CONVEX, MESH, world_convex
 
@@ -62,7 +63,8 @@ def raycast(scene, ids, o, d, t_max, k, t):
     nearer, or as near with a lower id; ``k`` holds object ids (-1: none)."""
     for i in ids.tolist():
         shape = _shape(scene, i)
-        reach = _may_reach(o, d, t_max, shape)
+        centre, radius = shape.trans[0], float(shape.bound[0]) * (1 + 1e-12)
+        reach = _tlas._may_reach(o, d, t_max, centre, radius)
         if not reach.any():
             continue
         rows = np.flatnonzero(reach)
@@ -70,18 +72,6 @@ def raycast(scene, ids, o, d, t_max, k, t):
         better = (found < t[rows]) | ((found == t[rows]) & np.isfinite(found)
                                       & ((k[rows] < 0) | (k[rows] > i)))  # fmt: skip
         t[rows[better]], k[rows[better]] = found[better], i
-
-
-def _may_reach(o, d, t_max, shape):
-    """(R,) bool: whether each segment may come within the shape's bounding sphere
-    (widened by a relative 1e-9: the test only culls)."""
-    centre, radius = shape.trans[0], float(shape.bound[0])
-    dd = np.einsum("ij,ij->i", d, d)
-    s = np.clip(np.einsum("ij,ij->i", centre - o, d) / dd, 0.0, t_max)
-    s = np.where(np.isfinite(s), s, 0.0)
-    gap = np.linalg.norm(o + s[:, None] * d - centre, axis=1)
-    scale = np.abs(o).max(axis=1) + np.abs(centre).max() + radius
-    return gap <= radius * (1 + 1e-9) + 1e-9 * scale
 
 
 def nearest(scene, ids, pts, reach, k, dist, point):
