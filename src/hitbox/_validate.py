@@ -99,7 +99,7 @@ def as_float(value, name, finite=False):
                 f"{name} must be {'finite' if finite else 'a number'}, got {value}"
             )
         return arr.reshape(())
-    arr = np.ascontiguousarray(arr)
+    arr = _writable(np.ascontiguousarray(arr))
     (_finite if finite else _no_nan)(arr.reshape(len(arr), -1) if arr.size else arr, name)
     return arr
 
@@ -133,7 +133,13 @@ def _stacked(value, name, ndim, shapes, dim):
         )
     if dim is not None and arr.shape[-1] != dim:
         raise ValueError(f"{name} must have D = {dim}, got shape {np.shape(value)}")
-    return np.ascontiguousarray(arr, dtype=np.float64), single
+    return _writable(np.ascontiguousarray(arr, dtype=np.float64)), single
+
+
+def _writable(arr):
+    """``arr``, or a copy when it is read-only (a broadcast, a frozen tree array): the
+    kernels compile once per array type, and read-only arrays are a type of their own."""
+    return arr if arr.flags.writeable else arr.copy()
 
 
 def canonical_empty(arr):
@@ -365,13 +371,14 @@ def as_rays(origins, directions=None, t_max=None, dim=None):
         if zero.any():
             raise ValueError(f"directions[{_first_bad(zero)}] is all zero")
     tm = as_float(t_max, "t_max")
-    tm = np.ascontiguousarray(np.broadcast_to(tm, (len(origin),)) if tm.ndim == 0 else tm)
+    tm = np.full(len(origin), float(tm)) if tm.ndim == 0 else tm
     if tm.shape != (len(origin),):
         raise ValueError(
             f"t_max must be a scalar or have shape ({len(origin)},), got {tm.shape}"
         )
     if (tm < 0).any():
         raise ValueError(f"t_max[{_first_bad(tm < 0)}] is negative")
+    origin, direction = _writable(origin), _writable(direction)  # broadcasts
     return Rays(origin, direction, tm), single_o and single_d
 
 

@@ -406,6 +406,10 @@ def _fitted(pts, node_first, node_count, order, depth, kind, tasks=_NO_TASKS):
     """Fit node volumes of ``kind`` over a topology; return the frozen BVH. ``tasks``:
     the subtrees a parallel build made, fitted in parallel (OBB nodes)."""
     n_nodes = len(node_first)
+    # frozen before the fits, as a refit's and a check's topology arrays are: the fit
+    # kernels then compile for read-only index arrays only
+    for arr in (node_first, node_count, order):
+        arr.flags.writeable = False
     slot_pts = _fit.slot_points(pts, order)
     node_box = np.empty((n_nodes, 2, 3))
     slot_box = np.empty((len(order), 2, 3))
@@ -442,9 +446,6 @@ def _fitted(pts, node_first, node_count, order, depth, kind, tasks=_NO_TASKS):
             tasks, numba.get_num_threads(),
         )  # fmt: skip
         node_bv = OBBs(_frozen(center), _frozen(half), _frozen(rot))
-    for arr in (node_first, node_count, order):
-        if arr.flags.writeable:
-            arr.flags.writeable = False
     return BVH(
         node_bv=node_bv,
         node_box=_frozen(node_box),

@@ -56,9 +56,10 @@ def _walk(node_box, node_first, node_count, slot_box, stack, boxes, q, tris, sha
                 continue
             if decide:
                 # the convex pairs' own compiled kernel, called for one pair: its code
-                # is not compiled again here (a tenth of a microsecond a call)
+                # is not compiled again here (a tenth of a microsecond a call); the mode
+                # as np.intp, since a literal one compiles a second copy of query
                 ia[0] = s
-                query(INTERSECTS, tris, ia, shapes, ib, out, hit)
+                query(np.intp(INTERSECTS), tris, ia, shapes, ib, out, hit)
                 if not hit[0]:
                     continue
             if at + n < len(row):

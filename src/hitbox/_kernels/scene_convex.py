@@ -110,11 +110,12 @@ def posed_shape(o, fb, ib, cap, tf, r, t, side):
 @njit(cache=True, nogil=True)
 def shapes_meet(i, j, rot, trans, fb, ib, cap, tf):
     """Do plain objects i and j, at poses ``rot``, ``trans`` (the pose tables), touch?"""
+    # modes pass as np.intp here and below: a literal mode compiles query once more
     a = posed_shape(i, fb, ib, cap, tf, rot[i], trans[i], 0)
     b = posed_shape(j, fb, ib, cap, tf, rot[j], trans[j], 1)
     index, out, hit, _ = pair_scratch(fb, cap)
     index[0] = 0
-    query(INTERSECTS, a, index, b, index, out, hit)
+    query(np.intp(INTERSECTS), a, index, b, index, out, hit)
     return hit[0]
 
 
@@ -147,7 +148,7 @@ def meets_triangle(tris, s, shape, fb, cap):
     bound[0] = math.sqrt(b2)
     tri = Shapes(kind, rot, trans, dims, radius, bound, first, count, verts)
     index[0] = 0
-    query(INTERSECTS, tri, index, shape, index, out, hit)
+    query(np.intp(INTERSECTS), tri, index, shape, index, out, hit)
     return hit[0]
 
 
@@ -197,7 +198,7 @@ def convex_contact_time(i, j, fb, ib, cap, tf, dt):
         _place(j, t, rot0, trans0, vel0, omega, acc, rj, xj)
         a = posed_shape(i, fb, ib, cap, tf, ri, xi, 0)
         b = posed_shape(j, fb, ib, cap, tf, rj, xj, 1)
-        query(DISTANCE, a, ia, b, ia, out, hit)
+        query(np.intp(DISTANCE), a, ia, b, ia, out, hit)
         gap = out[0][0] - TOUCH * scale(a, 0, b, 0)
         if gap <= 0.0:
             return t
