@@ -17,6 +17,7 @@ from hitbox._kernels import closest as _closest
 from hitbox._kernels import collide as _collide
 from hitbox._kernels import inside as _inside
 from hitbox._kernels import point_order as _order
+from hitbox._kernels import winding_tree as _winding
 from hitbox.triangle import RayHits
 
 #: Modes of :func:`raycast`.
@@ -219,6 +220,22 @@ def contains_slow(mesh, pts):
 
 
 def winding(mesh, pts):
+    """Generalised winding numbers through the tree (:mod:`._kernels.winding_tree`)."""
+    out = np.zeros(len(pts))
+    if len(pts) and mesh.n_faces:
+        tree = mesh.bvh
+        if mesh._fans is None:
+            faces = np.ascontiguousarray(mesh.faces[tree.prim_order], dtype=np.intp)
+            mesh._fans = _winding.node_boundaries(tree.node_first, tree.node_count, faces)
+        _winding.winding_numbers_tree(
+            tree.node_box, tree.node_first, tree.node_count, mesh._slot_tris,
+            *mesh._fans, mesh.vertices, tree.depth, pts, out,
+        )  # fmt: skip
+    return out
+
+
+def winding_brute(mesh, pts):
+    """:func:`winding` summed over every face, the tree's twin."""
     out = np.zeros(len(pts))
     if len(pts) and mesh.n_faces:
         _collide.winding_numbers(mesh._slot_tris, pts, out)
