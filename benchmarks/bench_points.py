@@ -1,8 +1,10 @@
 """Point queries on a triangle mesh: closest point and contains, against their peers.
 
-Meshes: the seed's torus (R = 1, r = 0.3) of 500,000 triangles and a bumpy sphere (a
-trimesh icosphere of 81,920 triangles, displaced radially by a smooth pattern: trimesh
-bundles no scanned models). Point sets of 200,000, seeded:
+Meshes: the seed's torus (R = 1, r = 0.3) of 500,000 triangles, a bumpy sphere (a
+trimesh icosphere of 81,920 triangles, displaced radially by a smooth pattern), and two
+real meshes from ``benchmarks/data``: fandisk (5,750 triangles, closed) and the bunny
+(16,301 triangles, open: its contains is the winding-number rule, where ray parity, as
+the peers use it, is undefined). Point sets of 200,000, seeded:
 
 ``uniform``
     uniform in the mesh's bounding box enlarged by 10 %.
@@ -28,6 +30,7 @@ Run alone: ``python -m benchmarks.bench_points [--quick]``.
 
 import sys
 import time
+from pathlib import Path
 
 import numpy as np
 
@@ -45,6 +48,7 @@ def run(quick=False):
     meshes = {
         "torus": torus_arrays(20_000 if quick else 500_000, 1.0, 0.3),
         "bumpy_sphere": _bumpy_sphere(trimesh, 4 if quick else 6),
+        **{name: _real(trimesh, file) for name, file in REAL_MESHES.items()},
     }
     rows = []
     for name, (verts, faces) in meshes.items():
@@ -53,6 +57,15 @@ def run(quick=False):
     for row in rows:
         row.update(info)
     return rows
+
+
+REAL_MESHES = {"fandisk": "fandisk.obj", "bunny": "bunny.ply"}
+
+
+def _real(trimesh, file):
+    path = Path(__file__).parent / "data" / file
+    mesh = trimesh.load(path, force="mesh", process=False)
+    return np.asarray(mesh.vertices, np.float64), np.asarray(mesh.faces, np.int64)
 
 
 def _bumpy_sphere(trimesh, subdivisions):

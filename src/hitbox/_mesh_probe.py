@@ -14,7 +14,6 @@ from hitbox import _validate as v
 from hitbox import distance as _distance
 from hitbox._kernels import bvh_ray as _ray
 from hitbox._kernels import closest as _closest
-from hitbox._kernels import collide as _collide
 from hitbox._kernels import inside as _inside
 from hitbox._kernels import point_order as _order
 from hitbox._kernels import winding_tree as _winding
@@ -220,7 +219,7 @@ def contains_slow(mesh, pts):
 
 
 def winding(mesh, pts):
-    """Generalised winding numbers through the tree (:mod:`._kernels.winding_tree`)."""
+    """Generalised winding numbers through the tree (:mod:`hitbox._kernels.winding_tree`)."""
     out = np.zeros(len(pts))
     if len(pts) and mesh.n_faces:
         tree = mesh.bvh
@@ -238,7 +237,7 @@ def winding_brute(mesh, pts):
     """:func:`winding` summed over every face, the tree's twin."""
     out = np.zeros(len(pts))
     if len(pts) and mesh.n_faces:
-        _collide.winding_numbers(mesh._slot_tris, pts, out)
+        _winding.winding_numbers_brute(mesh._slot_tris, pts, out)
     return out
 
 
@@ -313,7 +312,8 @@ class MeshProbes:
         signed count of the faces an axis-aligned ray crosses
         (:mod:`hitbox._kernels.inside`); a point whose six axis rays all meet an edge or
         vertex, and every point of an open mesh, by the generalised winding number
-        (>= 1/2 in magnitude, Jacobson et al. 2013). Raises ValueError or TypeError on
+        (>= 1/2 in magnitude, Jacobson et al. 2013; summed through the tree, see
+        :meth:`winding_number`). Raises ValueError or TypeError on
         points that are not finite (P, 3) or (3,) reals.
         """
         return contains(self, points)
@@ -339,7 +339,13 @@ class MeshProbes:
         return signed_distance(self, points)
 
     def winding_number(self, points):
-        """Generalised winding number of the mesh at each point: ~1 inside, ~0 outside."""
+        """Generalised winding number of the mesh at each point (P, 3): (P,) float64,
+        ~1 inside, ~0 outside, fractional near the holes of an open mesh.
+
+        Summed through the tree (Jacobson et al. 2013, section 3.3): at a point outside a
+        node's box, the node's faces count as the fan that closes their boundary edges
+        from the box centre, an identity rather than an approximation; the sum over
+        every face is ``_mesh_probe.winding_brute``, its twin. Undefined on the surface."""
         return winding_number(self, points)
 
     def raycast(self, origins, directions, *, t_max=np.inf, mode="closest"):

@@ -466,36 +466,3 @@ def contact_segments(a_tris, b_tris, slots_a, slots_b, rot, trans, out):
         for d in range(3):
             out[q, 0, d] = x[d]
             out[q, 1, d] = y[d]
-
-
-@njit(cache=True, nogil=True)
-def winding_numbers(tris, points, out):
-    """Generalised winding number of a triangle soup at each point (Jacobson et al. 2013).
-
-    Sum of signed solid angles (Van Oosterom & Strackee 1983) over 4 pi: about 1 inside a
-    closed outward-oriented mesh, 0 outside, whatever the ray-parity pitfalls of shared
-    edges. O(F) per point.
-    """
-    for q in range(len(points)):
-        px, py, pz = points[q, 0], points[q, 1], points[q, 2]
-        total = 0.0
-        for f in range(len(tris)):
-            ax, ay, az = tris[f, 0, 0] - px, tris[f, 0, 1] - py, tris[f, 0, 2] - pz
-            bx, by, bz = tris[f, 1, 0] - px, tris[f, 1, 1] - py, tris[f, 1, 2] - pz
-            cx, cy, cz = tris[f, 2, 0] - px, tris[f, 2, 1] - py, tris[f, 2, 2] - pz
-            la = np.sqrt(ax * ax + ay * ay + az * az)
-            lb = np.sqrt(bx * bx + by * by + bz * bz)
-            lc = np.sqrt(cx * cx + cy * cy + cz * cz)
-            det = (
-                ax * (by * cz - bz * cy)
-                - ay * (bx * cz - bz * cx)
-                + az * (bx * cy - by * cx)
-            )
-            div = (
-                la * lb * lc
-                + (ax * bx + ay * by + az * bz) * lc
-                + (bx * cx + by * cy + bz * cz) * la
-                + (cx * ax + cy * ay + cz * az) * lb
-            )
-            total += 2.0 * np.arctan2(det, div)
-        out[q] = total / (4.0 * np.pi)

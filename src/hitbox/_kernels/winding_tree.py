@@ -164,7 +164,7 @@ def winding_numbers_tree(node_box, node_first, node_count, tris, start, edges, u
     """Generalised winding number of the mesh at each of the (P, 3) ``points`` into
     ``out`` (P,), through the tree and the node boundaries of :func:`node_boundaries`
     (``verts`` the mesh's vertices, ``tris`` its slot triangles);
-    equal to :func:`hitbox._kernels.collide.winding_numbers` up to rounding."""
+    equal to :func:`winding_numbers_brute` up to rounding."""
     n = len(points)
     lanes = 64
     for lane in prange(lanes):
@@ -174,3 +174,19 @@ def winding_numbers_tree(node_box, node_first, node_count, tris, start, edges, u
                 node_box, node_first, node_count, tris, start, edges, under, verts,
                 stack, points[q, 0], points[q, 1], points[q, 2],
             )  # fmt: skip
+
+
+@njit(cache=True, nogil=True)
+def winding_numbers_brute(tris, points, out):
+    """:func:`winding_numbers_tree`'s twin: the solid angles of all (F, 3, 3) ``tris``
+    summed at each point, O(F) a point."""
+    for q in range(len(points)):
+        px, py, pz = points[q, 0], points[q, 1], points[q, 2]
+        total = 0.0
+        for f in range(len(tris)):
+            total += _solid_angle(
+                tris[f, 0, 0] - px, tris[f, 0, 1] - py, tris[f, 0, 2] - pz,
+                tris[f, 1, 0] - px, tris[f, 1, 1] - py, tris[f, 1, 2] - pz,
+                tris[f, 2, 0] - px, tris[f, 2, 1] - py, tris[f, 2, 2] - pz,
+            )  # fmt: skip
+        out[q] = total / _FOUR_PI
