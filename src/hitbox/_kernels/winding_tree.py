@@ -117,45 +117,62 @@ def _solid_angle(ax, ay, az, bx, by, bz, cx, cy, cz):
 @njit(cache=True, nogil=True)
 def _winding_one(node_box, node_first, node_count, tris, start, edges, under, verts,
                  stack, px, py, pz):  # fmt: skip
-    total = 0.0
     stack[0] = 0
     top = 1
+    total = 0.0
     while top > 0:
         top -= 1
         m = stack[top]
-        f = node_first[m]
-        c = node_count[m]
-        n_edges = start[m + 1] - start[m]
-        outside = (
-            px < node_box[m, 0, 0] or px > node_box[m, 1, 0]
-            or py < node_box[m, 0, 1] or py > node_box[m, 1, 1]
-            or pz < node_box[m, 0, 2] or pz > node_box[m, 1, 2]
-        )  # fmt: skip
         # the fan where it has fewer triangles than the node (none: a closed part)
-        if outside and n_edges < under[m]:
-            qx = 0.5 * (node_box[m, 0, 0] + node_box[m, 1, 0]) - px
-            qy = 0.5 * (node_box[m, 0, 1] + node_box[m, 1, 1]) - py
-            qz = 0.5 * (node_box[m, 0, 2] + node_box[m, 1, 2]) - pz
-            for e in range(start[m], start[m + 1]):
-                u, v = edges[e, 0], edges[e, 1]
-                total += _solid_angle(
-                    qx, qy, qz,
-                    verts[u, 0] - px, verts[u, 1] - py, verts[u, 2] - pz,
-                    verts[v, 0] - px, verts[v, 1] - py, verts[v, 2] - pz,
-                )  # fmt: skip
-            continue
-        if c == 0:
-            stack[top] = f
-            stack[top + 1] = f + 1
+        if start[m + 1] - start[m] < under[m] and _outside(node_box, m, px, py, pz):
+            total += _fan_sum(node_box, m, start, edges, verts, px, py, pz)
+        elif node_count[m] == 0:  # the children
+            stack[top] = node_first[m]
+            stack[top + 1] = node_first[m] + 1
             top += 2
-            continue
-        for s in range(f, f + c):
-            total += _solid_angle(
-                tris[s, 0, 0] - px, tris[s, 0, 1] - py, tris[s, 0, 2] - pz,
-                tris[s, 1, 0] - px, tris[s, 1, 1] - py, tris[s, 1, 2] - pz,
-                tris[s, 2, 0] - px, tris[s, 2, 1] - py, tris[s, 2, 2] - pz,
-            )  # fmt: skip
+        else:
+            lo = node_first[m]
+            total += _faces_sum(tris, lo, lo + node_count[m], px, py, pz)
     return total / _FOUR_PI
+
+
+@njit(inline="always")
+def _outside(node_box, m, px, py, pz):
+    return (
+        px < node_box[m, 0, 0] or px > node_box[m, 1, 0]
+        or py < node_box[m, 0, 1] or py > node_box[m, 1, 1]
+        or pz < node_box[m, 0, 2] or pz > node_box[m, 1, 2]
+    )  # fmt: skip
+
+
+@njit(inline="always")
+def _fan_sum(node_box, m, start, edges, verts, px, py, pz):
+    """Solid angles of node m's closing fan, from its box centre, at p."""
+    qx = 0.5 * (node_box[m, 0, 0] + node_box[m, 1, 0]) - px
+    qy = 0.5 * (node_box[m, 0, 1] + node_box[m, 1, 1]) - py
+    qz = 0.5 * (node_box[m, 0, 2] + node_box[m, 1, 2]) - pz
+    total = 0.0
+    for e in range(start[m], start[m + 1]):
+        u, v = edges[e, 0], edges[e, 1]
+        total += _solid_angle(
+            qx, qy, qz,
+            verts[u, 0] - px, verts[u, 1] - py, verts[u, 2] - pz,
+            verts[v, 0] - px, verts[v, 1] - py, verts[v, 2] - pz,
+        )  # fmt: skip
+    return total
+
+
+@njit(inline="always")
+def _faces_sum(tris, lo, hi, px, py, pz):
+    """Solid angles of the triangles ``tris[lo:hi]`` at p."""
+    total = 0.0
+    for s in range(lo, hi):
+        total += _solid_angle(
+            tris[s, 0, 0] - px, tris[s, 0, 1] - py, tris[s, 0, 2] - pz,
+            tris[s, 1, 0] - px, tris[s, 1, 1] - py, tris[s, 1, 2] - pz,
+            tris[s, 2, 0] - px, tris[s, 2, 1] - py, tris[s, 2, 2] - pz,
+        )  # fmt: skip
+    return total
 
 
 @njit(cache=True, nogil=True, parallel=True)
@@ -182,11 +199,4 @@ def winding_numbers_brute(tris, points, out):
     summed at each point, O(F) a point."""
     for q in range(len(points)):
         px, py, pz = points[q, 0], points[q, 1], points[q, 2]
-        total = 0.0
-        for f in range(len(tris)):
-            total += _solid_angle(
-                tris[f, 0, 0] - px, tris[f, 0, 1] - py, tris[f, 0, 2] - pz,
-                tris[f, 1, 0] - px, tris[f, 1, 1] - py, tris[f, 1, 2] - pz,
-                tris[f, 2, 0] - px, tris[f, 2, 1] - py, tris[f, 2, 2] - pz,
-            )  # fmt: skip
-        out[q] = total / _FOUR_PI
+        out[q] = _faces_sum(tris, 0, len(tris), px, py, pz) / _FOUR_PI
