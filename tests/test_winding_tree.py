@@ -16,6 +16,14 @@ from hitbox.mesh import TriangleMesh
 TORUS = torus_mesh(800)
 
 
+def _with_fans(mesh):
+    """The mesh with its node boundaries built (a large enough call builds them), so
+    that every later call takes the tree."""
+    probe.winding(mesh, np.full((probe.FANS_MIN_POINTS, 3), 7.0))
+    assert mesh._fans is not None
+    return mesh
+
+
 def _mesh(kind, seed, keep):
     rng = np.random.default_rng(seed)
     if kind == "closed":
@@ -37,7 +45,7 @@ def _mesh(kind, seed, keep):
     st.lists(st.tuples(*[st.floats(-2.0, 2.0)] * 3), min_size=1, max_size=40),
 )
 def test_tree_equals_every_face(kind, seed, keep, pts):
-    mesh = _mesh(kind, seed, keep)
+    mesh = _with_fans(_mesh(kind, seed, keep))
     pts = np.array(pts)
     tree = probe.winding(mesh, pts)
     brute = probe.winding_brute(mesh, pts)
@@ -56,23 +64,20 @@ def test_far_and_near_points_of_a_holed_mesh():
 
 
 def test_node_boundaries():
-    closed = TriangleMesh(*TORUS)
-    probe.winding(closed, np.zeros((1, 3)))
+    closed = _with_fans(TriangleMesh(*TORUS))
     start, edges, under = closed._fans
     assert start[1] == start[0]  # a closed mesh's root has no boundary
     assert under[0] == closed.n_faces
     # the box without face 0: the root's boundary is that face's three edges, once each
     box = trimesh.creation.box()
-    mesh = TriangleMesh(box.vertices, box.faces[1:])
-    probe.winding(mesh, np.zeros((1, 3)))
+    mesh = _with_fans(TriangleMesh(box.vertices, box.faces[1:]))
     start, edges, _ = mesh._fans
     root = {tuple(e) for e in edges[start[0] : start[1]]}
     a, b, c = box.faces[0]
     assert root == {(b, a), (c, b), (a, c)}
     # a face and its flip cancel: no boundary at all
     verts = np.eye(3)
-    pair = TriangleMesh(verts, np.array([[0, 1, 2], [0, 2, 1]]))
-    probe.winding(pair, np.ones((1, 3)))
+    pair = _with_fans(TriangleMesh(verts, np.array([[0, 1, 2], [0, 2, 1]])))
     start, _, _ = pair._fans
     assert start[1] == start[0]
 
@@ -89,6 +94,14 @@ def test_open_mesh_contains_follows_the_winding_rule(seed):
     assert mesh._closed is False
     np.testing.assert_array_equal(got[sure], want[sure])
     assert 0 < got.sum() < len(got)
+
+
+def test_few_points_are_summed_without_building_the_boundaries():
+    mesh = _mesh("holed", 4, 0.7)
+    pts = np.random.default_rng(4).uniform(-1.5, 1.5, (probe.FANS_MIN_POINTS - 1, 3))
+    few = probe.winding(mesh, pts)
+    assert mesh._fans is None
+    np.testing.assert_allclose(few, probe.winding(_with_fans(mesh), pts), atol=1e-10)
 
 
 def test_cancel_keeps_the_net_direction():

@@ -218,8 +218,16 @@ def contains_slow(mesh, pts):
 # -- helpers ---------------------------------------------------------------------------
 
 
+#: Fewer points than this are summed face by face while the tree's boundaries are not
+#: built: building them costs about as much as 20 points summed so (a closed mesh sends
+#: only its few undecided points here).
+FANS_MIN_POINTS = 32
+
+
 def winding(mesh, pts):
     """Generalised winding numbers through the tree (:mod:`hitbox._kernels.winding_tree`)."""
+    if mesh._fans is None and len(pts) < FANS_MIN_POINTS:
+        return winding_brute(mesh, pts)
     out = np.zeros(len(pts))
     if len(pts) and mesh.n_faces:
         tree = mesh.bvh
