@@ -196,18 +196,24 @@ def _order(face, n, nx, ny, nz):
 def _clip(poly, n, px, py, pz, mx, my, mz, out):
     """The part of poly[:n] (a point, a segment, or a polygon in turn) on the side
     m . (x - p) >= 0 of a plane, into out; returns its number of points (Sutherland
-    and Hodgman, one plane)."""
+    and Hodgman, one plane). A point within rounding of the plane counts as on the
+    kept side: an edge lying along the plane, its ends' distances both rounding noise,
+    would otherwise cross it at an arbitrary point."""
+    big = abs(px) + abs(py) + abs(pz)
+    for e in range(n):
+        big = max(big, abs(poly[e, 0]) + abs(poly[e, 1]) + abs(poly[e, 2]))
+    eps = 1e-12 * (abs(mx) + abs(my) + abs(mz)) * big
     k = 0
     if n <= 2:  # a point or a segment: its kept end points and the crossing
         for e in range(n):
             d = mx * (poly[e, 0] - px) + my * (poly[e, 1] - py) + mz * (poly[e, 2] - pz)
-            if d >= 0.0:
+            if d >= -eps:
                 out[k] = poly[e]
                 k += 1
         if n == 2 and k == 1:
             da = mx * (poly[0, 0] - px) + my * (poly[0, 1] - py) + mz * (poly[0, 2] - pz)
             db = mx * (poly[1, 0] - px) + my * (poly[1, 1] - py) + mz * (poly[1, 2] - pz)
-            t = da / (da - db)
+            t = min(max(da / (da - db), 0.0), 1.0)  # eps-kept ends: t may round out
             for c in range(3):
                 out[k, c] = poly[0, c] + t * (poly[1, c] - poly[0, c])
             k += 1
@@ -216,12 +222,12 @@ def _clip(poly, n, px, py, pz, mx, my, mz, out):
     da = mx * (poly[a, 0] - px) + my * (poly[a, 1] - py) + mz * (poly[a, 2] - pz)
     for b in range(n):
         db = mx * (poly[b, 0] - px) + my * (poly[b, 1] - py) + mz * (poly[b, 2] - pz)
-        if (da >= 0.0) != (db >= 0.0):
-            t = da / (da - db)
+        if (da >= -eps) != (db >= -eps):
+            t = min(max(da / (da - db), 0.0), 1.0)  # eps-kept ends: t may round out
             for c in range(3):
                 out[k, c] = poly[a, c] + t * (poly[b, c] - poly[a, c])
             k += 1
-        if db >= 0.0:
+        if db >= -eps:
             out[k] = poly[b]
             k += 1
         a, da = b, db
