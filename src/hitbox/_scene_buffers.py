@@ -196,15 +196,16 @@ class SceneBuffers:
 
     # -- lists, memory, output -----------------------------------------------------------
 
-    def set_lists(self, dyn, stat, moving, order, ignore):
+    def set_lists(self, dyn, stat, moving, order, planes, ignore):
         """Write the id lists into the control block (keeping its counts)."""
         head = self.ctl[: _kl.C_LISTS].copy()
-        body = [dyn, stat, moving, order, [len(ignore)], ignore]
+        body = [dyn, stat, moving, order, planes, [len(ignore)], ignore]
         ctl = np.concatenate([head, *[np.asarray(b, np.int64) for b in body]])
         ctl[_kl.C_N_DYN] = len(dyn)
         ctl[_kl.C_N_STAT] = len(stat)
         ctl[_kl.C_N_MOVING] = len(moving)
         ctl[_kl.C_N_ORDER] = len(order)
+        ctl[_kl.C_N_PLANES] = len(planes)
         self.ctl = ctl
         self._pack()
 

@@ -6,6 +6,7 @@ import numpy as np
 
 from hitbox import _validate as v
 from hitbox._kernels import scene_layout as _kl
+from hitbox._kernels.primitives import HALFSPACE
 from hitbox._scene_objects import (
     ALL_BITS,
     CONVEX,
@@ -277,7 +278,11 @@ class SceneEditing:
         ids = np.array(sorted(self._objects), dtype=np.intp)
         self._ids = ids
         static = t["static"][ids] != 0
-        stat, dyn = ids[static], ids[~static]
+        # half-spaces (static) are unbounded: the step pairs each with every dynamic
+        # object, outside the broad phase
+        plane = t["xkind"][ids] == HALFSPACE
+        planes, bounded = ids[plane], ids[~plane]
+        stat, dyn = ids[static & ~plane], ids[~static]
         moving = (
             np.any(t["vel"][dyn] != 0, axis=1)
             | np.any(t["omega"][dyn] != 0, axis=1)
@@ -287,7 +292,7 @@ class SceneEditing:
         brute = self._method == "brute" or (self._method == "auto" and len(dyn) <= SMALL)
         self._sweep = _kl.BRUTE if brute else _kl.SAP
         self._moving = np.ascontiguousarray(dyn[moving])
-        self._buf.set_lists(dyn, stat, self._moving, ids, self._ignore)
+        self._buf.set_lists(dyn, stat, self._moving, bounded, planes, self._ignore)
         if self._threshold is None:
             # pairs of plain volumes cost less to test each step than to schedule
             # (benchmarks/bench_scene_shapes.py): meshes alone set the default

@@ -194,12 +194,12 @@ def _convex_object(shape, name, static):
     if n != 1:
         raise ValueError(f"shape must be one convex shape, got {n}")
     kind = int(shape.kind[0])
-    if kind == _p.HALFSPACE:
+    if kind == _p.HALFSPACE and not static:
         raise ValueError(
-            "a half-space is unbounded and cannot be a Scene object (the broad phase "
-            "bounds every object); use a large box, or hitbox.convex.intersects"
+            "a half-space must be static (static=True): it has no bounds to sweep; "
+            "move it by hand with set_pose"
         )
-    if not 0 <= kind < _p.HALFSPACE:
+    if not 0 <= kind <= _p.HALFSPACE:
         raise ValueError(f"shape.kind must be a code of hitbox.convex.KINDS, got {kind}")
     first, count = int(shape.first[0]), int(shape.count[0])
     verts = np.asarray(shape.vertices, np.float64)[first : first + count]
@@ -218,7 +218,9 @@ def _convex_object(shape, name, static):
         return make_object(Spheres(trans[None], np.array([radius])), name, static, None)
     if kind == _p.BOX and radius == 0.0:
         return make_object(OBBs(trans[None], dims[None], rot[None]), name, static, None)
-    if kind == _p.HULL:
+    if kind == _p.HALFSPACE:  # unbounded: no box, an infinite sphere about its point
+        lo = hi = np.zeros(3)
+    elif kind == _p.HULL:
         lo, hi = verts.min(axis=0), verts.max(axis=0)
     else:  # capsule (0, 0, h), cylinder and cone (r, 0, h): the core's half extents
         core = dims if kind == _p.BOX else np.array([dims[0], dims[0], dims[2]])
@@ -233,6 +235,8 @@ def _convex_object(shape, name, static):
     obj.center, obj.radius = trans.copy(), bound * (1.0 + 1e-12)
     obj.volume = "obb"
     _check_reach(obj)
+    if kind == _p.HALFSPACE:
+        obj.radius = math.inf
     return obj
 
 
@@ -496,7 +500,14 @@ def object_entry(
         "mbox": model_box(obj),
         **motion,
     }
+    if is_halfspace(obj):  # it never moves: no reach (the step bounds its pairs apart)
+        data["mc"], data["mr"] = np.zeros(3), 0.0
     return obj, data
+
+
+def is_halfspace(obj):
+    """Is the SceneObject a half-space (unbounded, static)?"""
+    return obj.kind == CONVEX and int(obj.convex.kind[0]) == _p.HALFSPACE
 
 
 def _fit_volume(obj, volume):

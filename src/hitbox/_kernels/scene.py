@@ -53,6 +53,7 @@ from hitbox._kernels.pipeline import (
     wake_time,
     world_bounds,
 )
+from hitbox._kernels.primitives import HALFSPACE
 from hitbox._kernels.scene_layout import (
     ALPHA,
     BRUTE,
@@ -67,6 +68,7 @@ from hitbox._kernels.scene_layout import (
     C_N_DYN,
     C_N_MOVING,
     C_N_ORDER,
+    C_N_PLANES,
     C_N_STAT,
     C_NARROW,
     C_NEAR,
@@ -107,6 +109,7 @@ from hitbox._kernels.scene_layout import (
     WBOX,
     WC,
     WR,
+    XKIND,
     f1,
     f2,
     f3,
@@ -122,6 +125,7 @@ from hitbox._kernels.scene_narrow import (
     pair_witness,
     volumes_meet,
 )
+from hitbox._kernels.scene_planes import plane_gap
 from hitbox._kernels.slabs import slab_overlap
 
 # -- the pair memory ---------------------------------------------------------------------
@@ -159,7 +163,8 @@ def _push_key(keys, n, i, j):
 @njit(cache=True, nogil=True)
 def near_keys(method, ctl, static, gbox):
     """Sorted keys of the dynamic-dynamic and dynamic-static pairs whose grown world
-    boxes meet (closed). ``SAP`` keeps its order (``ctl``'s order list) from step to
+    boxes meet (closed), and of every half-space with every dynamic object (a
+    half-space has no box). ``SAP`` keeps its order (``ctl``'s order list) from step to
     step: insertion sort on the boxes' lower x is linear when little moved."""
     n_dyn = ctl[C_N_DYN]
     n_stat = ctl[C_N_STAT]
@@ -198,12 +203,22 @@ def near_keys(method, ctl, static, gbox):
                     continue
                 if slab_overlap(gbox, i, gbox, j):
                     keys, n = _push_key(keys, n, i, j)
+    for h in _planes(ctl):
+        for a in range(n_dyn):
+            keys, n = _push_key(keys, n, h, dyn[a])
     out = keys[:n]
     for q in range(1, n):  # sort only when out of order (few pairs usually are not)
         if out[q - 1] > out[q]:
             out.sort()
             break
     return out
+
+
+@njit(inline="always")
+def _planes(ctl):
+    """The half-spaces' ids (``scene_layout.C_N_PLANES``)."""
+    start = C_LISTS + ctl[C_N_DYN] + ctl[C_N_STAT] + ctl[C_N_MOVING] + ctl[C_N_ORDER]
+    return ctl[start : start + ctl[C_N_PLANES]]
 
 
 @njit(inline="always")
@@ -370,6 +385,7 @@ def _step(
     version = i1(ib, cap, VERSION)
     if continuous and moves:
         _start_of_step(fb, cap, ctl[C_LISTS : C_LISTS + n_dyn + n_stat])
+        _start_of_step(fb, cap, _planes(ctl))
     if moves and n_moving and dt > 0.0:
         start = C_LISTS + n_dyn + n_stat
         advance(rot, trans, vel, omega, acc, ctl[start : start + n_moving], dt, version)
@@ -412,11 +428,12 @@ def _step(
     mask = i1(ib, cap, MASK)
     epoch = i1(ib, cap, EPOCH)
     is_mesh = i1(ib, cap, IS_MESH)
+    xkind = i1(ib, cap, XKIND)
     alpha = f1(fb, cap, ALPHA)
     sched_keys = mem_i[cur, :n_mem, 0]
     sched_wake = mem_f[cur, :n_mem, 5]
     sched_epoch = mem_i[cur, :n_mem, 1:3]
-    ignore = ctl[C_LISTS + n_dyn + n_stat + n_moving + ctl[C_N_ORDER] :]
+    ignore = ctl[C_LISTS + n_dyn + n_stat + n_moving + ctl[C_N_ORDER] + ctl[C_N_PLANES] :]
     ignore = ignore[1 : 1 + ignore[0]]
     n_new = 0
     front_at = 0  # where the next pair's front goes in front[nxt]
@@ -434,6 +451,7 @@ def _step(
         if tracing:
             _trace_pair(out_i, ctl, trace_base, 0, i, j)
         wake = 0.0
+        plane = xkind[i] == HALFSPACE or xkind[j] == HALFSPACE
         if filtered(i, j, key, group, mask, ignore):
             v = FILTERED
         else:
@@ -443,14 +461,21 @@ def _step(
             if wake > -np.inf:
                 v = ASLEEP
             else:
-                gap = sphere_gap(i, j, wc, wr)
-                if gap > threshold:
+                if plane:  # half-space against its object's sphere; never far
+                    gap = plane_gap(i, j, xkind, fb, ib, cap, rot, trans, wc, wr)
+                else:
+                    gap = sphere_gap(i, j, wc, wr)
+                if gap > threshold and not plane:
                     v = FAR
                 elif gap > 0.0:
                     v = SCHEDULED
                     wake = wake_time(gap, i, j, vel, omega, acc, alpha, mc, now)
                 else:
-                    v = CANDIDATE if slab_overlap(wbox, i, wbox, j) else BOXES_APART
+                    v = (
+                        CANDIDATE
+                        if plane or slab_overlap(wbox, i, wbox, j)
+                        else BOXES_APART
+                    )
         mesh_i = is_mesh[i] != 0
         mesh_j = is_mesh[j] != 0
         # plain pairs and mesh pairs sweep (mesh against plain: at the step's end)
@@ -497,7 +522,7 @@ def _step(
                 toi[n_hits] = dt
                 n_hits += 1
                 continue
-        if (mesh_i or mesh_j) and not swept:
+        if (mesh_i or mesh_j) and not swept and not plane:  # a half-space: no volume
             ctl[C_VOL] += 1
             if tracing:
                 _trace_pair(out_i, ctl, trace_base, 1, i, j)
@@ -538,7 +563,7 @@ def _step(
     if n_tris > cap_t:
         ctl[C_NEED_TRIS] = n_tris
         return -1
-    formable = n_dyn * (n_dyn - 1) // 2 + n_dyn * n_stat
+    formable = n_dyn * (n_dyn - 1) // 2 + n_dyn * (n_stat + ctl[C_N_PLANES])
     if far or n_near < formable:
         horizon = min(horizon, now + _far_time(fb, cap, ctl, threshold))
     ctl[C_HORIZON:].view(np.float64)[0] = horizon if not continuous else -np.inf

@@ -80,7 +80,10 @@ MEM_COLS = 9
 #: and hit flag, and a triangle's three vertices (9): a convex pair test allocates
 #: nothing (see :func:`shape_rows`).
 S_SHAPES, S_OUT, S_INDEX, S_HIT, S_TRI, SCRATCH_F = 12, 52, 62, 63, 64, 73
-C_N_DYN, C_N_STAT, C_N_MOVING, C_N_ORDER, C_LISTS = 32, 33, 34, 35, 40
+#: From ``C_LISTS`` the id lists: dynamic, static (half-spaces not among them), moving,
+#: the sweep's order, the half-spaces (static, never in the broad phase), then the
+#: ignore list (its length first).
+C_N_DYN, C_N_STAT, C_N_MOVING, C_N_ORDER, C_N_PLANES, C_LISTS = 32, 33, 34, 35, 36, 40
 
 #: The work arena (one int64 array, so a step unboxes one argument for five buffers):
 #: a header of (offset, length) pairs of ``ctl``, ``mem_i`` (length: its row

@@ -1,0 +1,138 @@
+"""A mesh object of a Scene against a plain volume (a ball, a box, or a convex shape
+through its bounding box): the walk of the mesh's tree, then each face that may touch
+tested exactly (see :mod:`hitbox._kernels.scene_narrow`)."""
+
+import numpy as np
+from numba import njit
+
+from hitbox._kernels.bv import overlap
+from hitbox._kernels.pipeline import (
+    PAD,
+    SPHERE,
+    relative_into,
+    triangle_box,
+    triangle_sphere,
+)
+from hitbox._kernels.scene_convex import meets_triangle, posed_shape
+from hitbox._kernels.scene_layout import (
+    ROT,
+    SC,
+    SH,
+    SQ,
+    SR,
+    TRANS,
+    TREE,
+    VKIND,
+    XKIND,
+    OBBSet,
+    SphereSet,
+    f1,
+    f2,
+    f3,
+    i1,
+    tree_arrays,
+)
+
+
+@njit(cache=True, nogil=True)
+def mesh_volume(m, w, fb, ib, cap, tf, ti, meta, first_only, rel_r, rel_t, stack):
+    """Mesh object m against plain volume w, in m's frame: the touching faces of m,
+    sorted (at most one with ``first_only``)."""
+    rot = f3(fb, cap, ROT, 3, 3)
+    trans = f2(fb, cap, TRANS, 3)
+    relative_into(rot, trans, m, w, rel_r, rel_t)
+    sc = f2(fb, cap, SC, 3)
+    center = np.empty((1, 3))
+    for r in range(3):
+        center[0, r] = (
+            rel_r[r, 0] * sc[w, 0] + rel_r[r, 1] * sc[w, 1] + rel_r[r, 2] * sc[w, 2]
+        ) + rel_t[r]
+    is_sphere = i1(ib, cap, VKIND)[w] == SPHERE
+    is_convex = i1(ib, cap, XKIND)[w] >= 0
+    if is_convex:  # exact: its shape; the walk: its bounding box, widened
+        shape = posed_shape(w, fb, ib, cap, tf, rel_r, rel_t, 0)
+    radius = np.full(1, f1(fb, cap, SR)[w])
+    half = np.empty((1, 3))
+    brot = np.empty((1, 3, 3))
+    sq = f3(fb, cap, SQ, 3, 3)
+    sh = f2(fb, cap, SH, 3)
+    pad = 0.0
+    if is_convex:
+        pad = PAD * (abs(center[0, 0]) + abs(center[0, 1]) + abs(center[0, 2]))
+        pad += PAD * (sh[w, 0] + sh[w, 1] + sh[w, 2])
+    for r in range(3):
+        half[0, r] = sh[w, r] + pad
+        for c in range(3):
+            brot[0, r, c] = (
+                rel_r[r, 0] * sq[w, 0, c]
+                + rel_r[r, 1] * sq[w, 1, c]
+                + rel_r[r, 2] * sq[w, 2, c]
+            )
+    ball = SphereSet(center, radius)
+    box = OBBSet(center, half, brot)
+    t = i1(ib, cap, TREE)[m]
+    first, count, tris, sbox, nbox, order = tree_arrays(tf, ti, meta, t)
+    found = np.empty(16, np.int64)
+    n = 0
+    if len(first) == 0:
+        return found[:0]
+    stack[0] = 0
+    top = 1
+    while top > 0:
+        top -= 1
+        k = stack[top]
+        hit = overlap(nbox, k, ball, 0) if is_sphere else overlap(nbox, k, box, 0)
+        if not hit:
+            continue
+        f = first[k]
+        c = count[k]
+        if c == 0:
+            stack[top] = f + 1
+            stack[top + 1] = f
+            top += 2
+            continue
+        for s in range(f, f + c):
+            near = overlap(sbox, s, ball, 0) if is_sphere else overlap(sbox, s, box, 0)
+            if not near:
+                continue
+            if is_convex:
+                touch = meets_triangle(tris, s, shape, fb, cap)
+            elif is_sphere:
+                touch = triangle_sphere(
+                    tris, s, center[0, 0], center[0, 1], center[0, 2], radius[0]
+                )
+            else:
+                touch = _triangle_in_box(tris, s, center, half, brot)
+            if touch:
+                if n == len(found):
+                    grown = np.empty(2 * n, np.int64)
+                    grown[:n] = found[:n]
+                    found = grown
+                found[n] = order[s]
+                n += 1
+                if first_only:
+                    return found[:n]
+    out = found[:n]
+    out.sort()
+    return out
+
+
+@njit(inline="always")
+def _triangle_in_box(tris, s, center, half, rot):
+    """Slot s's triangle against the oriented box, in the box's frame
+    (pipeline.triangles_box for one face)."""
+    v = np.empty((3, 3))
+    for k in range(3):
+        dx = tris[s, k, 0] - center[0, 0]
+        dy = tris[s, k, 1] - center[0, 1]
+        dz = tris[s, k, 2] - center[0, 2]
+        for a in range(3):
+            v[k, a] = rot[0, 0, a] * dx + rot[0, 1, a] * dy + rot[0, 2, a] * dz
+    return triangle_box(
+        (v[0, 0], v[0, 1], v[0, 2]),
+        (v[1, 0], v[1, 1], v[1, 2]),
+        (v[2, 0], v[2, 1], v[2, 2]),
+        half[0, 0],
+        half[0, 1],
+        half[0, 2],
+    )
