@@ -8,7 +8,8 @@ import numpy as np
 
 from hitbox import _scene_tlas as _tlas
 from hitbox import convex
-from hitbox._scene_objects import CONVEX, MESH, world_convex
+from hitbox._kernels.primitives import HALFSPACE
+from hitbox._scene_objects import CONVEX, MESH, is_halfspace, world_convex
 
 #: Ray-casting iterations before a ray still approaching is settled (van den Bergen's
 #: advancement reaches a polytope in a few, a curved surface about as fast as Newton;
@@ -64,7 +65,10 @@ def raycast(scene, ids, o, d, t_max, k, t):
     for i in ids.tolist():
         shape = _shape(scene, i)
         centre, radius = shape.trans[0], float(shape.bound[0]) * (1 + 1e-12)
-        reach = _tlas._may_reach(o, d, t_max, centre, radius)
+        if shape.kind[0] == HALFSPACE:  # unbounded: every ray may reach it
+            reach = np.ones(len(o), bool)
+        else:
+            reach = _tlas._may_reach(o, d, t_max, centre, radius)
         if not reach.any():
             continue
         rows = np.flatnonzero(reach)
@@ -89,19 +93,49 @@ def nearest(scene, ids, pts, reach, k, dist, point):
 def overlapping(scene, ids, boxes):
     """(2, n) (query, object id) pairs of query boxes (Q, 2, 3) meeting convex objects
     ``ids``: each box cut down to the object's box first (it lies within it, so the
-    answer stays and the box turns finite), then :func:`hitbox.convex.intersects`."""
+    answer stays and the box turns finite), then :func:`hitbox.convex.intersects`. A
+    half-space has no box: a query box infinite towards it meets it, and another
+    infinite one is cut down to its side nearest the half-space (:func:`_toward_plane`).
+    """
     found = [np.zeros((2, 0), np.intp)]
     for i in ids.tolist():
         shape = _shape(scene, i)
-        own = convex.bounding_boxes(shape)[0]
-        lo, hi = np.maximum(boxes[:, 0], own[0]), np.minimum(boxes[:, 1], own[1])
-        q = np.flatnonzero(np.all(lo <= hi, axis=1))
-        if not len(q):
-            continue
-        cut = convex.box(0.5 * lo[q] + 0.5 * hi[q], 0.5 * hi[q] - 0.5 * lo[q])
-        q = q[convex.intersects(cut, shape)]
+        sure = np.zeros(len(boxes), bool)
+        if shape.kind[0] == HALFSPACE:  # finite boxes as they are, the others cut
+            sure, lo, hi = _toward_plane(shape, boxes)
+            finite = np.all(np.isfinite(boxes), axis=(1, 2))[:, None]
+            lo, hi = np.where(finite, boxes[:, 0], lo), np.where(finite, boxes[:, 1], hi)
+        else:
+            own = convex.bounding_boxes(shape)[0]
+            lo, hi = np.maximum(boxes[:, 0], own[0]), np.minimum(boxes[:, 1], own[1])
+        q = np.flatnonzero(np.all(lo <= hi, axis=1) & ~sure)
+        if len(q):
+            cut = convex.box(0.5 * lo[q] + 0.5 * hi[q], 0.5 * hi[q] - 0.5 * lo[q])
+            q = q[convex.intersects(cut, shape)]
+        q = np.union1d(q, np.flatnonzero(sure))
         found.append(np.stack([q, np.full(len(q), i)]).astype(np.intp))
     return np.concatenate(found, axis=1)
+
+
+def _toward_plane(shape, boxes):
+    """Query boxes (Q, 2, 3) against a half-space (one row of ``shape``): (sure (Q,):
+    nonempty and unbounded towards the half-space, so they meet it; lo, hi (Q, 3): each
+    box cut down, along every axis, to its side nearest the half-space, where the least
+    of n . x over the box lies (the whole side when n is 0 along that axis, a point
+    there when that axis's side is infinite), which meets the half-space iff the box
+    does)."""
+    n = shape.rot[0][:, 2]
+    lo, hi = boxes[:, 0].copy(), boxes[:, 1].copy()
+    empty = np.any(lo > hi, axis=1)
+    near = np.where(n > 0.0, lo, hi)  # each axis's side nearest the half-space
+    sure = ~empty & np.any((n != 0.0) & np.isinf(near), axis=1)
+    for a in np.flatnonzero(n != 0.0).tolist():
+        lo[:, a] = hi[:, a] = near[:, a]
+    centre = shape.trans[0]
+    for a in np.flatnonzero(n == 0.0).tolist():  # n . x does not vary along the axis
+        lo[:, a] = np.clip(centre[a], lo[:, a], hi[:, a])
+        hi[:, a] = lo[:, a]
+    return sure, np.where(empty[:, None], 1.0, lo), np.where(empty[:, None], 0.0, hi)
 
 
 # -- query shapes ----------------------------------------------------------------------------
@@ -122,10 +156,18 @@ def shapes_overlapping(scene, ids, shapes, brute=False):
     else:
         from hitbox.bvh import BVH
 
-        own = np.stack([_world_box(o, p) for o, p in zip(objects, poses, strict=True)])
-        q, k = BVH.build(own, node="aabb", leaf_size=1).query(
-            convex.bounding_boxes(shapes)
-        )
+        planes = np.array([is_halfspace(o) for o in objects], bool)
+        bounded = np.flatnonzero(~planes)
+        own = [_world_box(objects[m], poses[m]) for m in bounded.tolist()]
+        q, k = np.zeros((2, 0), np.intp)
+        if own:
+            q, k = BVH.build(np.stack(own), node="aabb", leaf_size=1).query(
+                convex.bounding_boxes(shapes)
+            )
+            k = bounded[k]
+        unbounded = np.flatnonzero(planes)  # a half-space: every query a candidate
+        q = np.concatenate([q, np.repeat(np.arange(n_q), len(unbounded))])
+        k = np.concatenate([k, np.tile(unbounded, n_q)])
     keep = np.zeros(len(q), bool)
     is_mesh = np.array([o.kind == MESH for o in objects], bool)
     plain = ~is_mesh[k]

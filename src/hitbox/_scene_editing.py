@@ -60,10 +60,12 @@ class SceneEditing:
         Parameters
         ----------
         shape : TriangleMesh, Spheres (one sphere), (2, 3) AABB, OBBs (one box) or
-            hitbox.convex.Shapes (one bounded shape: sphere, capsule, box, cylinder,
-            cone or hull; 3D scenes)
+            hitbox.convex.Shapes (one shape: sphere, capsule, box, cylinder, cone, hull
+            or half-space; 3D scenes)
             Given in the object's model frame. One shape may be added many times:
-            instances of one mesh share its tree, of one hull its vertices.
+            instances of one mesh share its tree, of one hull its vertices. A
+            half-space (a ground, a wall) must be static; it is paired with every
+            dynamic object, outside the broad phase.
         pose : (4, 4) float or (position (3,), quaternion (4,)), optional
             Rigid model-to-world map (identity if omitted); its rotation is snapped to the
             nearest rotation matrix. A quaternion is (x, y, z, w), as

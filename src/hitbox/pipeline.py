@@ -2,8 +2,8 @@
 (SPEC §9, seed 003).
 
 Objects are triangle meshes (:class:`~hitbox.mesh.TriangleMesh`, surfaces) or plain
-volumes (one sphere, one box, one OBB, or one bounded :mod:`hitbox.convex` shape:
-capsule, cylinder, cone, hull; solids), each with a rigid pose, static or
+volumes (one sphere, one box, one OBB, or one :mod:`hitbox.convex` shape: capsule,
+cylinder, cone, hull, or a static half-space; solids), each with a rigid pose, static or
 dynamic; dynamic ones carry a linear and an angular velocity and a linear acceleration,
 which :meth:`Scene.step` integrates. Each query reports every touching pair of objects
 once, with ``i < j`` (A-B, never again B-A). A step is one compiled call
@@ -14,7 +14,9 @@ once, with ``i < j`` (A-B, never again B-A). A step is one compiled call
    pose, cut down to its bounding sphere's box), grown by ``threshold / 2``, is swept
    (every dynamic pair, or sort-and-sweep on x with the order kept from step to step).
    Static-static pairs are never formed. Pairs whose grown boxes do not meet are more
-   than ``threshold`` apart: far, treated as points, skipped.
+   than ``threshold`` apart: far, treated as points, skipped. A half-space has no box:
+   each is paired with every dynamic object, and the gap from its plane to the
+   object's bounding sphere stands for the spheres' gap below (never far).
 2. **Pretreatment** of the pairs that do meet (seed 003 §1.1): pairs that groups, masks
    or the ignore list exclude are dropped; a pair asleep is skipped without a look;
    pairs whose bounding spheres are more than ``threshold`` apart are far. For the rest
@@ -28,13 +30,14 @@ once, with ``i < j`` (A-B, never again B-A). A step is one compiled call
    :func:`hitbox.mixed.choose` picks for it (sphere, AABB, OBB or k-DOP; spheres and
    OBBs are moved exactly, AABBs and k-DOPs refit from the moved vertices), tested with
    the cross-kind tests of :mod:`hitbox.mixed`. A plain volume is its own volume (a
-   convex shape's volume is the box about it in its own frame).
+   convex shape's volume is the box about it in its own frame; a half-space has none).
 4. **Narrow phase**: mesh-mesh by the tree-vs-tree walk in the relative frame, with
    temporal coherence in ``mode="any"``: the triangle pair that crossed at the last
    step (the witness) is tested first and settles the pair when it still crosses;
    mesh-plain by the mesh's tree and an exact triangle-sphere or triangle-box test (a
-   convex shape: each face against it as :meth:`~hitbox.mesh.TriangleMesh.
-   intersect_shapes` decides); plain-plain by the exact cross-kind test, or
+   convex shape or a half-space: each face against it as
+   :meth:`~hitbox.mesh.TriangleMesh.intersect_shapes` decides, a half-space's faces
+   found by its plane against the tree's boxes); plain-plain by the exact cross-kind test, or
    :func:`hitbox.convex.intersects` where one is a convex shape (closed forms, GJK;
    touching within its tolerance counts). In continuous mode a pair with a convex shape
    is swept by conservative advancement on its GJK distance.

@@ -29,7 +29,8 @@ scene file) or a convex shape, with a pose and, optionally, velocities. In TOML:
 
 A shape's fields, in its model frame (the pose places it): ``sphere`` (center,
 radius), ``capsule`` and ``cylinder`` (p0, p1, radius), ``cone`` (base, apex, radius),
-``box`` (center, half: half extents) and ``hull`` (points: a list of 3-number points).
+``box`` (center, half: half extents), ``hull`` (points: a list of 3-number points) and
+``halfspace`` (normal, offset: the points x with normal . x <= offset; static only).
 
 The JSON form is the same data: ``{"objects": [{"file": "torus.stl", "pose": [...]}]}``.
 :func:`load_scene` reads the objects; :func:`scene_from_file` puts them in a
@@ -293,6 +294,8 @@ def _scene_entry(path, i, entry):
     acc = _vector(where, entry, "acceleration")
     if static and (vel.any() or ang.any() or acc.any()):
         raise FileError(f"{where}: a static object cannot have a velocity")
+    if mesh_path is None and entry["shape"]["kind"] == "halfspace" and not static:
+        raise FileError(f"{where}: a half-space is unbounded and must be static = true")
     spec = {
         "name": name,
         "file": mesh_path,
@@ -317,6 +320,7 @@ SHAPE_FIELDS = {
     "cone": (("base", 3), ("apex", 3), ("radius", 0)),
     "box": (("center", 3), ("half", 3)),
     "hull": (("points", -1),),
+    "halfspace": (("normal", 3), ("offset", 0)),
 }
 
 
