@@ -10,6 +10,7 @@ compared with, so rounding never culls a node whose triangle the exact ray hits 
 import numpy as np
 from numba import njit, prange
 
+from hitbox._kernels.bvh_traverse import push_children
 from hitbox._kernels.ray_triangle import (
     final_t,
     ray_shear,
@@ -218,9 +219,7 @@ def _all_one(
                         out_v[base + n] = v
                     n += 1
         else:
-            stack[top] = f + 1
-            stack[top + 1] = f
-            top += 2
+            top = push_children(stack, top, f)
     return n
 
 

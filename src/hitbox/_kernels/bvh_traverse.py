@@ -12,6 +12,14 @@ from numba import njit
 from hitbox._kernels.bv import count, overlap
 
 
+@njit(inline="always")
+def push_children(stack, top, f):
+    """Push an inner node's children f + 1, then f (walked first); the new top."""
+    stack[top] = f + 1
+    stack[top + 1] = f
+    return top + 2
+
+
 @njit
 def _visit(
     node_bv, node_first, node_count, slot_bv, prim_order, stack, queries, q, out, n
@@ -36,9 +44,7 @@ def _visit(
                         out[n] = prim_order[s]
                     n += 1
         else:
-            stack[top] = f + 1
-            stack[top + 1] = f
-            top += 2
+            top = push_children(stack, top, f)
     return n
 
 

@@ -1,11 +1,13 @@
-"""A mesh object of a Scene against a plain volume (a ball, a box, or a convex shape
-through its bounding box): the walk of the mesh's tree, then each face that may touch
-tested exactly (see :mod:`hitbox._kernels.scene_narrow`)."""
+"""A mesh object of a Scene against a plain volume (a ball, a box, a convex shape
+through its bounding box, or a half-space through its plane): the walk of the mesh's
+tree, then each face that may touch tested exactly (see
+:mod:`hitbox._kernels.scene_narrow`)."""
 
 import numpy as np
 from numba import njit
 
 from hitbox._kernels.bv import overlap
+from hitbox._kernels.bvh_traverse import push_children
 from hitbox._kernels.pipeline import (
     PAD,
     SPHERE,
@@ -13,6 +15,7 @@ from hitbox._kernels.pipeline import (
     triangle_box,
     triangle_sphere,
 )
+from hitbox._kernels.primitives import HALFSPACE
 from hitbox._kernels.scene_convex import meets_triangle, posed_shape
 from hitbox._kernels.scene_layout import (
     ROT,
@@ -26,18 +29,19 @@ from hitbox._kernels.scene_layout import (
     XKIND,
     OBBSet,
     SphereSet,
-    f1,
     f2,
     f3,
     i1,
     tree_arrays,
 )
+from hitbox._kernels.scene_planes import beyond
 
 
 @njit(cache=True, nogil=True)
 def mesh_volume(m, w, fb, ib, cap, tf, ti, meta, first_only, rel_r, rel_t, stack):
     """Mesh object m against plain volume w, in m's frame: the touching faces of m,
-    sorted (at most one with ``first_only``)."""
+    sorted (at most one with ``first_only``). A half-space's walk culls by its plane
+    (:func:`hitbox._kernels.scene_planes.beyond`)."""
     rot = f3(fb, cap, ROT, 3, 3)
     trans = f2(fb, cap, TRANS, 3)
     relative_into(rot, trans, m, w, rel_r, rel_t)
@@ -49,9 +53,13 @@ def mesh_volume(m, w, fb, ib, cap, tf, ti, meta, first_only, rel_r, rel_t, stack
         ) + rel_t[r]
     is_sphere = i1(ib, cap, VKIND)[w] == SPHERE
     is_convex = i1(ib, cap, XKIND)[w] >= 0
+    plane = i1(ib, cap, XKIND)[w] == HALFSPACE
+    plane_at = np.zeros(6)  # a half-space's unit normal and a point of its plane
     if is_convex:  # exact: its shape; the walk: its bounding box, widened
         shape = posed_shape(w, fb, ib, cap, tf, rel_r, rel_t, 0)
-    radius = np.full(1, f1(fb, cap, SR)[w])
+        for a in range(3):
+            plane_at[a], plane_at[3 + a] = shape.rot[0, a, 2], shape.trans[0, a]
+    radius = np.full(1, fb[cap * SR + w])
     half = np.empty((1, 3))
     brot = np.empty((1, 3, 3))
     sq = f3(fb, cap, SQ, 3, 3)
@@ -81,19 +89,15 @@ def mesh_volume(m, w, fb, ib, cap, tf, ti, meta, first_only, rel_r, rel_t, stack
     while top > 0:
         top -= 1
         k = stack[top]
-        hit = overlap(nbox, k, ball, 0) if is_sphere else overlap(nbox, k, box, 0)
-        if not hit:
+        if not _may_touch(nbox, k, is_sphere, ball, box, plane, plane_at):
             continue
         f = first[k]
         c = count[k]
         if c == 0:
-            stack[top] = f + 1
-            stack[top + 1] = f
-            top += 2
+            top = push_children(stack, top, f)
             continue
         for s in range(f, f + c):
-            near = overlap(sbox, s, ball, 0) if is_sphere else overlap(sbox, s, box, 0)
-            if not near:
+            if not _may_touch(sbox, s, is_sphere, ball, box, plane, plane_at):
                 continue
             if is_convex:
                 touch = meets_triangle(tris, s, shape, fb, cap)
@@ -115,6 +119,15 @@ def mesh_volume(m, w, fb, ib, cap, tf, ti, meta, first_only, rel_r, rel_t, stack
     out = found[:n]
     out.sort()
     return out
+
+
+@njit(inline="always")
+def _may_touch(table, k, is_sphere, ball, box, plane, plane_at):
+    """May box k of ``table`` (nodes or slots) touch the volume: its ball, its box, or
+    (a half-space, ``plane_at`` its normal and point) the side of its plane?"""
+    if plane:
+        return not beyond(table, k, plane_at)
+    return overlap(table, k, ball, 0) if is_sphere else overlap(table, k, box, 0)
 
 
 @njit(inline="always")

@@ -77,7 +77,6 @@ from hitbox._kernels.scene_layout import (
     tree_walk_arrays,
 )
 from hitbox._kernels.scene_mesh_volume import mesh_volume
-from hitbox._kernels.scene_planes import mesh_plane
 from hitbox._kernels.sphere_box import sphere_aabb, sphere_obb
 from hitbox._kernels.sphere_kdop import sphere_kdop
 from hitbox._kernels.sphere_overlap import sphere_overlap
@@ -455,18 +454,12 @@ def narrow_pair(
         return m, hit_time, buf[0, 0], buf[1, 0], n_new, root
     if mesh_i or mesh_j:
         mo, w = (i, j) if mesh_i else (j, i)
-        walk = np.empty(2 * meta[i1(ib, cap, TREE)[mo], M_DEPTH] + 4, np.intp)
-        if i1(ib, cap, XKIND)[w] == HALFSPACE:
-            faces = mesh_plane(
-                mo, w, fb, ib, cap, tf, ti, meta, first_only, *relative_scratch(fb, cap),
-                walk,
-            )  # fmt: skip
-        else:
+        if i1(ib, cap, XKIND)[w] != HALFSPACE:  # a half-space has no volume
             fresh_volume(w, fb, ib, cap, tf, meta)
-            faces = mesh_volume(
-                mo, w, fb, ib, cap, tf, ti, meta, first_only, *relative_scratch(fb, cap),
-                walk,
-            )  # fmt: skip
+        walk = np.empty(2 * meta[i1(ib, cap, TREE)[mo], M_DEPTH] + 4, np.intp)
+        faces = mesh_volume(
+            mo, w, fb, ib, cap, tf, ti, meta, first_only, *relative_scratch(fb, cap), walk
+        )
         m = len(faces)
         if m > 0 and not first_only and n_tris + m <= cap_t:
             row = 0 if mesh_i else 1

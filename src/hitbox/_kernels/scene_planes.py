@@ -2,28 +2,20 @@
 stay out of the broad phase; the step pairs each with every dynamic object and settles
 the pair by the object's bounding sphere against the plane, then by the exact test
 (:func:`hitbox._kernels.convex_pairs.query` for a plain object; for a mesh, its faces
-that the tree walk cannot rule out, each as :func:`meets_triangle` decides).
+that a walk of its tree culled by the plane (:func:`beyond`) cannot rule out, each as
+:func:`hitbox._kernels.scene_convex.meets_triangle` decides).
 
 A half-space object is ``{x : n . (x - p) <= 0}``, n its shape's local z axis and p its
 shape's centre, both moved by the object's pose.
 """
 
-import numpy as np
 from numba import njit
 
-from hitbox._kernels.pipeline import PAD, relative_into
+from hitbox._kernels.pipeline import PAD
 from hitbox._kernels.primitives import HALFSPACE, TOUCH
-from hitbox._kernels.scene_convex import meets_triangle, posed_shape
 from hitbox._kernels.scene_layout import (
-    ROT,
-    TRANS,
-    TREE,
     XC,
     XQ,
-    f2,
-    f3,
-    i1,
-    tree_arrays,
 )
 
 #: The gap's rounding, and the touching tolerance of the exact test (TOUCH times the
@@ -51,64 +43,17 @@ def plane_gap(i, j, xkind, fb, ib, cap, rot, trans, wc, wr):
     return gap - GAP_SLACK * size - 1e-300
 
 
-@njit(cache=True, nogil=True)
-def mesh_plane(m, h, fb, ib, cap, tf, ti, meta, first_only, rel_r, rel_t, stack):
-    """Mesh object m against half-space object h, in m's frame: the faces of m that
-    touch it, sorted (at most one with ``first_only``). A node is skipped when its box
-    lies beyond the plane by more than PAD times its coordinates' size (far more than
-    the exact test's touching tolerance)."""
-    relative_into(f3(fb, cap, ROT, 3, 3), f2(fb, cap, TRANS, 3), m, h, rel_r, rel_t)
-    shape = posed_shape(h, fb, ib, cap, tf, rel_r, rel_t, 0)
-    nx, ny, nz = shape.rot[0, 0, 2], shape.rot[0, 1, 2], shape.rot[0, 2, 2]
-    px, py, pz = shape.trans[0, 0], shape.trans[0, 1], shape.trans[0, 2]
-    base = abs(px) + abs(py) + abs(pz)
-    first, count, tris, sbox, nbox, order = tree_arrays(
-        tf, ti, meta, i1(ib, cap, TREE)[m]
-    )
-    found = np.empty(16, np.int64)
-    n = 0
-    if len(first) == 0:
-        return found[:0]
-    stack[0] = 0
-    top = 1
-    while top > 0:
-        top -= 1
-        k = stack[top]
-        if _beyond(nbox, k, nx, ny, nz, px, py, pz, base):
-            continue
-        f = first[k]
-        c = count[k]
-        if c == 0:
-            stack[top] = f + 1
-            stack[top + 1] = f
-            top += 2
-            continue
-        for s in range(f, f + c):
-            if _beyond(sbox, s, nx, ny, nz, px, py, pz, base):
-                continue
-            if meets_triangle(tris, s, shape, fb, cap):
-                if n == len(found):
-                    grown = np.empty(2 * n, np.int64)
-                    grown[:n] = found[:n]
-                    found = grown
-                found[n] = order[s]
-                n += 1
-                if first_only:
-                    return found[:n]
-    out = found[:n]
-    out.sort()
-    return out
-
-
 @njit(inline="always")
-def _beyond(box, k, nx, ny, nz, px, py, pz, base):
+def beyond(box, k, plane_at):
     """Does box k ((K, 2, 3) lows and highs) lie wholly beyond the plane through
-    (px, py, pz) with normal n, by more than its slack?"""
+    ``plane_at[3:]`` with unit normal ``plane_at[:3]`` (the outside of a half-space), by
+    more than PAD times its coordinates' size (far more than the exact test's touching
+    tolerance)?"""
     low = 0.0
-    size = base
-    for a, n_a, p_a in ((0, nx, px), (1, ny, py), (2, nz, pz)):
+    size = abs(plane_at[3]) + abs(plane_at[4]) + abs(plane_at[5])
+    for a in range(3):
         centre = 0.5 * box[k, 0, a] + 0.5 * box[k, 1, a]
         half = 0.5 * box[k, 1, a] - 0.5 * box[k, 0, a]
-        low += n_a * (centre - p_a) - abs(n_a) * half
+        low += plane_at[a] * (centre - plane_at[3 + a]) - abs(plane_at[a]) * half
         size += abs(centre) + half
     return low > PAD * size
