@@ -276,6 +276,7 @@ def test_half_spaces_must_be_static_and_3d(tmp_path):
     with pytest.raises(ValueError, match="half-space must be static"):
         scene.add(GROUND)
     assert len(scene) == 0
+    assert scene.volume(scene.add(GROUND, static=True)) is None  # it has no volume
     flat = Scene(dim=2)
     with pytest.raises((TypeError, ValueError)):
         flat.add(GROUND, static=True)

@@ -262,7 +262,7 @@ class SceneEditing:
         return out
 
     def volume(self, id):
-        """The object's per-object volume kind."""
+        """The object's per-object volume kind (None for a half-space: it has none)."""
         return self._objects[check_id(self._objects, id)].volume
 
     def name(self, id):

@@ -235,8 +235,8 @@ def _convex_object(shape, name, static):
     obj.center, obj.radius = trans.copy(), bound * (1.0 + 1e-12)
     obj.volume = "obb"
     _check_reach(obj)
-    if kind == _p.HALFSPACE:
-        obj.radius = math.inf
+    if kind == _p.HALFSPACE:  # no volume and no bounds
+        obj.radius, obj.volume = math.inf, None
     return obj
 
 
@@ -494,7 +494,7 @@ def object_entry(
         "group": group,
         "mask": mask,
         "is_mesh": obj.kind == MESH,
-        "vkind": _VOLUME_CODE[obj.volume],
+        "vkind": _VOLUME_CODE.get(obj.volume, _k.OBB),  # a half-space: never read
         "mc": obj.center,
         "mr": obj.radius,
         "mbox": model_box(obj),
