@@ -31,7 +31,10 @@ def spatial_order(points):
     for p in range(n):
         code = 0
         for k in range(3):
-            q = min(int((points[p, k] - lo[k]) * scale[k]), side - 1)
+            # in floats first: a box thinner than a denormal's cells makes scale inf
+            # and t inf or NaN, which int() would not convert to a defined value
+            t = (points[p, k] - lo[k]) * scale[k]
+            q = int(min(t, side - 1.0)) if t > 0.0 else 0
             code |= _spread_bits(q) << (2 - k)
         cell[p] = code
         start[code + 1] += 1
