@@ -5,6 +5,9 @@ contacts, within and the whole-scene queries against closed forms; bad input."""
 import numpy as np
 import pytest
 import trimesh
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
 
 from hitbox import convex
 from hitbox import scene_queries as sq
@@ -14,7 +17,7 @@ from hitbox.io.common import FileError
 from hitbox.io.scenes import scene_from_file
 from hitbox.mesh import TriangleMesh
 from hitbox.pipeline import Scene
-from tests.strategies import rotation
+from tests.strategies import grid, rotation
 from tests.test_scene_shapes import _convex_shape, _pose, _same
 
 GROUND = convex.halfspace((0, 0, 1), 0.0)  # z <= 0
@@ -96,6 +99,41 @@ def test_every_step_with_half_spaces_equals_brute_force(seed):
             poses[:, 2, 3] = np.abs(poses[:, 2, 3]) + 0.3
             scene.set_poses(chosen, poses)
     assert {"mesh", "sphere", "box", "convex"} <= seen, seen
+
+
+_CUBE = trimesh.creation.box((1.0, 1.0, 1.0))
+_PLACED = {
+    "sphere": lambda: Spheres(np.zeros(3), 0.5),
+    "box": lambda: OBBs(np.zeros(3), (0.5, 0.5, 0.5), np.eye(3)),
+    "capsule": lambda: convex.capsule((0, 0, -0.5), (0, 0, 0.5), 0.5),
+    "cube mesh": lambda: TriangleMesh(_CUBE.vertices, _CUBE.faces),
+}
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    normal=st.sampled_from([(0, 0, 1), (0, -1, 0), (1, 0, 0), (1, 1, 0), (1, 1, 1)]),
+    offset=grid,
+    placed=st.lists(
+        st.tuples(
+            st.sampled_from(sorted(_PLACED)), hnp.arrays(np.float64, 3, elements=grid)
+        ),
+        min_size=1,
+        max_size=5,
+    ),
+)
+def test_half_space_pairs_equal_brute_force_where_they_touch_exactly(
+    normal, offset, placed
+):
+    """Shapes on a half-unit grid against axis-aligned and diagonal planes (touching
+    exactly, or within rounding): the step's pairs and faces equal the twin's."""
+    scene = Scene()
+    scene.add(convex.halfspace(normal, offset), static=True)
+    for kind, at in placed:
+        pose = np.eye(4)
+        pose[:3, 3] = at
+        scene.add(_PLACED[kind](), pose, velocity=(0.0, 0.0, 1e-9))
+    _same(scene.query(mode="all"), scene.query_brute(mode="all"))
 
 
 def test_run_equals_the_steps_and_filters_hold():
