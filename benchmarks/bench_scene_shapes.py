@@ -17,8 +17,15 @@ bounding-sphere diameter (the default of scenes with meshes, whose pairs cost mo
 test than to schedule; here the schedule and the wider swept boxes cost more than they
 save).
 Pairs are compared step by step: the counts of pairs python-fcl reports that hitbox does
-not, and back (both decide touching within their own tolerances). Every time is the
-least of interleaved repeats, in one process.
+not, and back (both decide touching within their own tolerances).
+
+``ground``: the same objects falling onto a floor, z <= 0, given as a half-space (a
+static object paired with every dynamic one outside the broad phase) against the same
+floor as a static box 10^4 wide (the only way before half-spaces were Scene objects),
+with the same pairs at every step; and python-fcl: its dynamic tree crashes (SIGSEGV)
+when a ``Halfspace`` is registered, so the floor is tested against each object in a
+Python loop, the other pairs by the manager.
+Every time is the least of interleaved repeats, in one process.
 """
 
 import time
@@ -34,7 +41,7 @@ KINDS = ("capsule", "box", "cylinder", "cone", "ball")
 
 def run(quick=False):
     n, steps, repeats = (300, 10, 2) if quick else (1000, 20, 5)
-    return _rows(n, steps, repeats)
+    return _rows(n, steps, repeats) + _ground(n, steps, repeats)
 
 
 def _setup(n, seed=0):
@@ -126,6 +133,78 @@ def _rows(n, steps, repeats):
                "speedup_vs_python-fcl": base / t}  # fmt: skip
         if method.startswith("python-fcl"):
             row["peer_extra_pairs"], row["peer_missing_pairs"] = extra, missing
+        rows.append(row)
+    return rows
+
+
+def _ground(n, steps, repeats):
+    """n objects falling onto a floor at z = 0 (module doc, ``ground``)."""
+    import fcl
+
+    from benchmarks.fcl_manager import FclManager
+
+    kinds, dims, poses, vel, omega = _setup(n, seed=1)
+    poses[:, 2, 3] *= 0.3  # a layer near the floor: a third of them reach it
+    vel[:, 2] = -np.abs(vel[:, 2])
+    made = [_shape(k, *d) for k, d in zip(kinds, dims, strict=True)]
+    floors = {
+        "half-space": convex.halfspace((0, 0, 1), 0.0),
+        "box 10^4 wide": convex.box((0, 0, -0.5), (5e3, 5e3, 0.5)),
+    }
+    best, found = {}, {}
+    for _ in range(repeats):
+        for name, floor in floors.items():
+            scene = Scene()
+            scene.add(floor, static=True)
+            for k, m in enumerate(made):
+                scene.add(m[0], poses[k], velocity=vel[k], angular_velocity=omega[k])
+            scene.query()
+            t0 = time.perf_counter()
+            found[name] = [scene.step(DT).pairs for _ in range(steps)]
+            _keep(best, f"hitbox Scene.step, floor as a {name}", time.perf_counter() - t0)
+        recorder = Scene()
+        for k, m in enumerate(made):
+            recorder.add(m[0], poses[k], velocity=vel[k], angular_velocity=omega[k])
+        frames = []
+        for _ in range(steps):
+            recorder.step(DT)
+            frames.append(np.stack([recorder.pose(i) for i in range(n)]))
+        # python-fcl's dynamic tree crashes (SIGSEGV) on registering a Halfspace: its
+        # floor is tested against every object in a Python loop, the rest by the manager
+        peer = FclManager([getattr(fcl, m[1][0])(*m[1][1:]) for m in made], poses)
+        floor = fcl.CollisionObject(fcl.Halfspace(np.array([0.0, 0.0, 1.0]), 0.0))
+        request = fcl.CollisionRequest()
+        t0 = time.perf_counter()
+        found["fcl"] = []
+        for frame in frames:
+            pairs = {(i + 1, j + 1) for i, j in peer.step(frame)}
+            for k, obj in enumerate(peer.objects):
+                if fcl.collide(floor, obj, request, fcl.CollisionResult()):
+                    pairs.add((0, k + 1))
+            found["fcl"].append(pairs)
+        _keep(best, "python-fcl DynamicAABBTree, fcl.Halfspace floor in a loop",
+              time.perf_counter() - t0)  # fmt: skip
+    mine = found["half-space"]
+    assert all(
+        np.array_equal(a, b) for a, b in zip(mine, found["box 10^4 wide"], strict=True)
+    )
+    on_floor = [{(i, j) for i, j in p.T.tolist() if i == 0} for p in mine]
+    peer_floor = [{p for p in f if p[0] == 0} for f in found["fcl"]]
+    base = best["python-fcl DynamicAABBTree, fcl.Halfspace floor in a loop"]
+    rows = []
+    for method, t in best.items():
+        row = {"bench": f"{n} convex objects on a floor", "method": method, "steps": steps,
+               "ms_per_step": 1e3 * t / steps,
+               "touching_pairs": sum(p.shape[1] for p in mine),
+               "floor_pairs": sum(len(f) for f in on_floor),
+               "speedup_vs_python-fcl": base / t}  # fmt: skip
+        if method.startswith("python-fcl"):
+            row["peer_extra_pairs"] = sum(
+                len(p - h) for p, h in zip(peer_floor, on_floor, strict=True)
+            )
+            row["peer_missing_pairs"] = sum(
+                len(h - p) for p, h in zip(peer_floor, on_floor, strict=True)
+            )
         rows.append(row)
     return rows
 
