@@ -86,6 +86,11 @@ def test_every_step_with_half_spaces_equals_brute_force(seed):
         mode = "all" if step % 2 else "any"
         result = scene.step(0.03, mode=mode)
         _same(result, scene.query_brute(mode=mode))
+        stats = result.stats  # every pair in exactly one stage, none counted twice
+        assert stats.skipped_far >= 0 and stats.skipped_static == 6  # 4 static: 2 planes
+        assert (stats.skipped_static + stats.skipped_far + stats.skipped_filtered
+                + stats.skipped_scheduled + stats.rejected_by_boxes
+                + stats.broadphase_candidates) == stats.pairs  # fmt: skip
         seen |= _plane_pairs(scene, result.pairs)
         statics = {i for i in scene.ids.tolist() if scene._objects[i].static}
         assert not any(i in statics and j in statics for i, j in result.pairs.T.tolist())
@@ -167,8 +172,9 @@ def test_a_far_object_sleeps_on_the_planes_gap_and_wakes_in_time():
         result = scene.step(0.125)
         _same(result, scene.query_brute())
         if step == 2:
-            assert result.stats.narrow_tested == 0
-            assert result.stats.skipped_scheduled == 1
+            stats = result.stats
+            assert stats.narrow_tested == 0 and stats.skipped_scheduled == 1
+            assert stats.pairs == 1 and stats.skipped_far == stats.skipped_static == 0
         if first is None and result.pairs.shape[1]:
             first = step
             np.testing.assert_array_equal(result.pairs[:, 0], [ground, ball])

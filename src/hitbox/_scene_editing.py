@@ -290,7 +290,8 @@ class SceneEditing:
             | np.any(t["omega"][dyn] != 0, axis=1)
             | np.any(t["acc"][dyn] != 0, axis=1)
         )
-        self._n_dyn, self._n_stat = len(dyn), len(stat)
+        # the stats count half-spaces among the static objects (the kernel lists apart)
+        self._n_dyn, self._n_stat = len(dyn), len(stat) + len(planes)
         brute = self._method == "brute" or (self._method == "auto" and len(dyn) <= SMALL)
         self._sweep = _kl.BRUTE if brute else _kl.SAP
         self._moving = np.ascontiguousarray(dyn[moving])
