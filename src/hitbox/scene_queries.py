@@ -71,9 +71,9 @@ def raycast(scene, origins, directions, *, t_max=np.inf, mask=None, group=None):
     than 2**-90, go through :func:`raycast_brute`. A convex shape (capsule, cylinder,
     cone, hull) is hit where the ray comes within its touching tolerance, found by
     conservative advancement on the GJK distance; each such object is cast, outside the
-    tree, at every ray whose segment may reach its bounding sphere
-    (:func:`hitbox._scene_convex_queries.cast`): cheap for tens of them, linear in
-    their number.
+    tree, at every ray whose segment may reach its bounding sphere (a half-space: at
+    every ray) (:func:`hitbox._scene_convex_queries.cast`): cheap for tens of them,
+    linear in their number.
     """
     rays, single = _rays(scene, origins, directions, t_max)
     ids, convex_ids = _cq.split(scene, _tlas.selected(scene, mask, group))
@@ -115,7 +115,7 @@ def overlapping(scene, boxes, *, mask=None, group=None):
     mesh meets a shape where one of its faces does (:meth:`TriangleMesh.intersect_shapes`
     of the shapes moved into its frame), any other object by
     :func:`hitbox.convex.intersects` (within the touching tolerance); candidates are the
-    pairs whose world boxes meet.
+    pairs whose world boxes meet (a half-space object: every query).
 
     ``boxes`` (Q, 2, 3) AABBs (lo in row 0); an empty box (lo > hi on some axis) meets
     nothing, infinite bounds are legal. A mesh meets a box where one of its triangles

@@ -1,10 +1,10 @@
 """The exact stages of a Scene step for one candidate pair (see
 :mod:`hitbox._kernels.scene`): per-object volumes brought up to the pose and tested
 kind against kind, then the narrow phase: mesh against mesh (witness pair, the subtrees
-around it, the whole trees), mesh against a plain volume
-(:mod:`hitbox._kernels.scene_mesh_volume`) or a half-space
-(:mod:`hitbox._kernels.scene_planes`), and plain volumes, at the end of the step or
-swept through it (continuous mode)."""
+around it, the whole trees), mesh against a plain volume or a half-space
+(:mod:`hitbox._kernels.scene_mesh_volume`), and plain volumes, at the end of the step or
+swept through it (continuous mode); a half-space has no volume stage
+(:mod:`hitbox._kernels.scene_planes`)."""
 
 import numpy as np
 from numba import njit
