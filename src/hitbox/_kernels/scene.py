@@ -36,6 +36,7 @@ import math
 import numpy as np
 from numba import njit
 
+from hitbox._kernels.flat_views import rows
 from hitbox._kernels.pipeline import (
     ASLEEP,
     BOXES_APART,
@@ -370,7 +371,7 @@ def _step(
     and narrow pairs, (2, N) each.
     """
     cap = len(fb) // NF
-    meta = ti[1 : 1 + ti[0] * M_COLS].reshape((ti[0], M_COLS))
+    meta = rows(ti[1 : 1 + ti[0] * M_COLS], ti[0], M_COLS)
     mem_f = mem_i.view(np.float64)  # column 5 holds the wake-up times
     first_only = (flags & 1) == 0
     tracing = (flags & 2) != 0
@@ -379,7 +380,7 @@ def _step(
     n_dyn = ctl[C_N_DYN]
     n_stat = ctl[C_N_STAT]
     n_moving = ctl[C_N_MOVING]
-    # each view is a reshape (a call into numba's runtime): made once, here
+    # the views are made once, here (each is a few ns: hitbox._kernels.flat_views)
     rot, trans, vel, omega, acc = kinematics(fb, cap, ROT, TRANS, VEL)
     mc = f2(fb, cap, MC, 3)
     version = i1(ib, cap, VERSION)
@@ -441,7 +442,7 @@ def _step(
     n_tris = 0
     horizon = np.inf  # no pair can touch before this time (the quiet horizon)
     far = False
-    tris_out = out_i[tri_base : tri_base + 2 * cap_t].reshape((2, cap_t))
+    tris_out = rows(out_i[tri_base : tri_base + 2 * cap_t], 2, cap_t)
     tree = i1(ib, cap, TREE)
     rel_r, rel_t = relative_scratch(fb, cap)
     for q in range(n_near):

@@ -12,6 +12,7 @@ import math
 import numpy as np
 from numba import njit
 
+from hitbox._kernels.flat_views import rows
 from hitbox._kernels.contact_time import MAX_ADVANCE, turn
 from hitbox._kernels.convex_pairs import query
 from hitbox._kernels.pipeline import SPHERE as VOLUME_SPHERE
@@ -64,7 +65,7 @@ def posed_shape(o, fb, ib, cap, tf, r, t, side):
     xkind = ib[cap * XKIND + o]
     first[0] = 0
     count[0] = 0
-    verts = fb[cap * NF : cap * NF].reshape((0, 3))
+    verts = rows(fb[cap * NF : cap * NF], 0, 3)
     if xkind >= 0:
         q = fb[cap * XQ + 9 * o : cap * XQ + 9 * o + 9]
         c = fb[cap * XC + 3 * o : cap * XC + 3 * o + 3]
@@ -77,7 +78,7 @@ def posed_shape(o, fb, ib, cap, tf, r, t, side):
         if n > 0:
             at = ib[cap * XAT + o]
             count[0] = n
-            verts = tf[at : at + 3 * n].reshape((n, 3)).copy()
+            verts = rows(tf[at : at + 3 * n], n, 3).copy()
     elif ib[cap * VKIND + o] == VOLUME_SPHERE:  # its frame's axes: the pose's own
         q = fb[cap * SQ + 9 * o : cap * SQ + 9 * o + 9]  # (unused: a ball has no axes)
         c = fb[cap * SC + 3 * o : cap * SC + 3 * o + 3]

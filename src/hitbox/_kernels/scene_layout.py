@@ -7,6 +7,7 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
+from hitbox._kernels.flat_views import blocks, rows
 from hitbox._kernels.bv import _AXES
 
 #: Per-object float fields (name, row shape), in buffer order.
@@ -118,12 +119,12 @@ def f1(fb, cap, off):
 
 @njit(inline="always")
 def f2(fb, cap, off, n):
-    return fb[cap * off : cap * (off + n)].reshape((cap, n))
+    return rows(fb[cap * off : cap * (off + n)], cap, n)
 
 
 @njit(inline="always")
 def f3(fb, cap, off, r, c):
-    return fb[cap * off : cap * (off + r * c)].reshape((cap, r, c))
+    return blocks(fb[cap * off : cap * (off + r * c)], cap, r, c)
 
 
 @njit(inline="always")
@@ -143,7 +144,7 @@ def kinematics(fb, cap, rot, trans, vel):
 def relative_scratch(fb, cap):
     """The scratch (3, 3) rotation and (3,) translation after the float tables."""
     at = cap * NF
-    return fb[at : at + 9].reshape((3, 3)), fb[at + 9 : at + 12]
+    return rows(fb[at : at + 9], 3, 3), fb[at + 9 : at + 12]
 
 
 @njit(inline="always")
@@ -154,9 +155,9 @@ def shape_rows(fb, cap, side):
     ints = fb[at + 17 : at + 20].view(np.int64)
     return (
         ints[0:1],
-        fb[at : at + 9].reshape((1, 3, 3)),
-        fb[at + 9 : at + 12].reshape((1, 3)),
-        fb[at + 12 : at + 15].reshape((1, 3)),
+        blocks(fb[at : at + 9], 1, 3, 3),
+        rows(fb[at + 9 : at + 12], 1, 3),
+        rows(fb[at + 12 : at + 15], 1, 3),
         fb[at + 15 : at + 16],
         fb[at + 16 : at + 17],
         ints[1:2],
@@ -171,13 +172,13 @@ def pair_scratch(fb, cap):
     at = cap * NF
     out = (
         fb[at + S_OUT : at + S_OUT + 1],
-        fb[at + S_OUT + 1 : at + S_OUT + 4].reshape((1, 3)),
-        fb[at + S_OUT + 4 : at + S_OUT + 7].reshape((1, 3)),
-        fb[at + S_OUT + 7 : at + S_OUT + 10].reshape((1, 3)),
+        rows(fb[at + S_OUT + 1 : at + S_OUT + 4], 1, 3),
+        rows(fb[at + S_OUT + 4 : at + S_OUT + 7], 1, 3),
+        rows(fb[at + S_OUT + 7 : at + S_OUT + 10], 1, 3),
     )
     index = fb[at + S_INDEX : at + S_INDEX + 1].view(np.int64)
     hit = fb[at + S_HIT : at + S_HIT + 1].view(np.bool_)[0:1]
-    return index, out, hit, fb[at + S_TRI : at + S_TRI + 9].reshape((3, 3))
+    return index, out, hit, rows(fb[at + S_TRI : at + S_TRI + 9], 3, 3)
 
 
 @njit(inline="always")
@@ -193,10 +194,10 @@ def objects_split(objs):
 def work_split(work):
     """(ctl, mem_i, front, out_i, record) of the work arena (see ``W_*``)."""
     ctl = work[work[W_CTL] : work[W_CTL] + work[W_CTL + 1]]
-    at, rows = work[W_MEM], work[W_MEM + 1]
-    mem_i = work[at : at + 2 * rows * MEM_COLS].reshape((2, rows, MEM_COLS))
+    at, n_rows = work[W_MEM], work[W_MEM + 1]
+    mem_i = blocks(work[at : at + 2 * n_rows * MEM_COLS], 2, n_rows, MEM_COLS)
     at, width = work[W_FRONT], work[W_FRONT + 1]
-    front = work[at : at + 3 * width].reshape((3, width))
+    front = rows(work[at : at + 3 * width], 3, width)
     out_i = work[work[W_OUT] : work[W_OUT] + work[W_OUT + 1]]
     record = work[work[W_REC] : work[W_REC] + work[W_REC + 1]]
     return ctl, mem_i, front, out_i, record
@@ -213,9 +214,9 @@ def obb_parts(tf, meta, t):
     m = meta[t, M_NODES]
     a, b, c = meta[t, M_BV0], meta[t, M_BV1], meta[t, M_BV2]
     return (
-        tf[a : a + 3 * m].reshape((m, 3)),
-        tf[b : b + 3 * m].reshape((m, 3)),
-        tf[c : c + 9 * m].reshape((m, 3, 3)),
+        rows(tf[a : a + 3 * m], m, 3),
+        rows(tf[b : b + 3 * m], m, 3),
+        blocks(tf[c : c + 9 * m], m, 3, 3),
     )
 
 
@@ -230,9 +231,9 @@ def tree_arrays(tf, ti, meta, t):
     return (
         ti[f : f + m],
         ti[c : c + m],
-        tf[tr : tr + 9 * s].reshape((s, 3, 3)),
-        tf[sb : sb + 6 * s].reshape((s, 2, 3)),
-        tf[nb : nb + 6 * m].reshape((m, 2, 3)),
+        blocks(tf[tr : tr + 9 * s], s, 3, 3),
+        blocks(tf[sb : sb + 6 * s], s, 2, 3),
+        blocks(tf[nb : nb + 6 * m], m, 2, 3),
         ti[o : o + s],
     )
 
@@ -248,8 +249,8 @@ def tree_walk_arrays(tf, ti, meta, t):
     return (
         ti[f : f + m],
         ti[c : c + m],
-        tf[tr : tr + 9 * s].reshape((s, 3, 3)),
-        tf[sb : sb + 6 * s].reshape((s, 2, 3)),
+        blocks(tf[tr : tr + 9 * s], s, 3, 3),
+        blocks(tf[sb : sb + 6 * s], s, 2, 3),
     )
 
 
@@ -258,7 +259,7 @@ def tree_tris(tf, meta, t):
     """Tree t's slot triangles (S, 3, 3)."""
     s = meta[t, M_SLOTS]
     tr = meta[t, M_TRIS]
-    return tf[tr : tr + 9 * s].reshape((s, 3, 3))
+    return blocks(tf[tr : tr + 9 * s], s, 3, 3)
 
 
 @njit(inline="always")
@@ -267,7 +268,7 @@ def tree_neighbours(ti, meta, t):
     (:func:`hitbox._kernels.witness.slot_neighbours`)."""
     s = meta[t, M_SLOTS]
     o = meta[t, M_ADJ]
-    return ti[o : o + 3 * s].reshape((s, 3))
+    return rows(ti[o : o + 3 * s], s, 3)
 
 
 @njit(inline="always")

@@ -9,6 +9,7 @@ swept through it (continuous mode); a half-space has no volume stage
 import numpy as np
 from numba import njit
 
+from hitbox._kernels.flat_views import rows
 from hitbox._kernels.advancement import mesh_contact_time
 from hitbox._kernels.box_sat import aabb_kdop, aabb_obb, kdop_obb
 from hitbox._kernels.collide import stack_rows
@@ -161,7 +162,7 @@ def fresh_volume(o, fb, ib, cap, tf, meta):
         t = i1(ib, cap, TREE)[o]
         nv = meta[t, M_VERTS]
         vo = meta[t, M_VERT]
-        xyz = tf[vo : vo + 3 * nv].reshape((3, nv))
+        xyz = rows(tf[vo : vo + 3 * nv], 3, nv)
         mag = tf[meta[t, M_MAG]]
         if kind == AABB:
             _refit(xyz, mag, rot, trans, o, AX26[:3], f3(fb, cap, VBOX, 2, 3))
@@ -285,10 +286,10 @@ FRONT_GROWTH, FRONT_SLACK = 2, 32
 @njit(inline="always")
 def _walk_stack(meta, ta, tb, scratch):
     """The stack of a walk of trees ta and tb: in ``scratch`` when it fits."""
-    rows = stack_rows(meta[ta, M_DEPTH], meta[tb, M_DEPTH])
-    if 2 * rows <= len(scratch):
-        return scratch[: 2 * rows].reshape((rows, 2))
-    return np.empty((rows, 2), np.int64)
+    depth = stack_rows(meta[ta, M_DEPTH], meta[tb, M_DEPTH])
+    if 2 * depth <= len(scratch):
+        return rows(scratch[: 2 * depth], depth, 2)
+    return np.empty((depth, 2), np.int64)
 
 
 @njit(cache=True, nogil=True)
