@@ -8,6 +8,7 @@ import trimesh
 import hitbox as hb
 from hitbox import _scene_editing
 from hitbox._kernels import pipeline as kp
+from hitbox._kernels import scene_layout as kl
 from hitbox._torus import torus_mesh
 from hitbox._types import OBBs, Spheres
 from hitbox.mesh import TriangleMesh
@@ -572,3 +573,30 @@ def test_set_poses_rejects_bad_input_without_moving_anything():
     np.testing.assert_array_equal(scene.pose(a), before[0])
     np.testing.assert_array_equal(scene.pose(b), before[1])
     scene.set_poses(np.empty(0, np.intp), np.empty((0, 4, 4)))  # empty is legal
+
+
+def test_mode_any_walks_from_the_front_of_a_pair_whose_boxes_meet():
+    """Two linked tori (B's ring through A's hole, not touching) slid until they touch:
+    the steps that prove the pair apart leave its front in the pair memory, the next
+    walks from it, and every step equals the brute-force twin."""
+    tv, tf = torus_mesh(400, r_major=1.0, r_minor=0.3)
+    mesh = TriangleMesh(tv, tf)
+    scene = Scene(threshold=0.0)
+    scene.add(mesh, static=True)
+    pose = np.eye(4)
+    pose[:3, :3] = [[1, 0, 0], [0, 0, -1], [0, 1, 0]]  # B's ring upright, in xz
+    pose[:3, 3] = (1.0, 0.0, 0.0)  # its tube through A's hole, 0.4 clear
+    scene.add(mesh, pose, velocity=(0.5, 0.0, 0.0), angular_velocity=(0.0, 0.0, 0.1))
+    kept_fronts = 0
+    touching = []
+    for _ in range(12):
+        result = scene.step(0.1)
+        _same(result, scene.query_brute())
+        touching.append(result.pairs.shape[1])
+        buf = scene._buf
+        n_mem = int(buf.ctl[kl.C_MEM_N])
+        mem = buf.mem_i[int(buf.ctl[kl.C_CUR]), :n_mem]
+        if touching[-1] == 0 and n_mem:
+            kept_fronts += int(mem[:, 7].max() > 0)  # column 7: the front's length
+    assert touching[0] == 0 and touching[-1] == 1  # apart, then touching
+    assert kept_fronts >= 3

@@ -276,10 +276,11 @@ def _sorted_face_pairs(fa, fb, n, order_a, order_b):
 
 
 #: A front longer than FRONT_GROWTH times the last root walk's, plus FRONT_SLACK, is
-#: dropped for a walk from the root (mode all; fronts are not pulled back up: the
-#: parents of still-disjoint sibling pairs overlap again a step or two later, see
-#: benchmarks/README.md). Mode any keeps no front: it walks
-#: from the root after its witness, its neighbours and the subtrees around them.
+#: dropped for a walk from the root (fronts are not pulled back up: the parents of
+#: still-disjoint sibling pairs overlap again a step or two later, see
+#: benchmarks/README.md). Mode any walks from the front only after its witness, its
+#: neighbours and the subtrees around them found nothing (a witness that crosses
+#: drops the front): mostly pairs whose boxes meet but whose meshes do not.
 FRONT_GROWTH, FRONT_SLACK = 2, 32
 
 
@@ -423,16 +424,14 @@ def narrow_pair(
             if not witness_tried:
                 wit_a, wit_b = mem_i[cur, s, 3], mem_i[cur, s, 4]
             at, length, root = mem_i[cur, s, 6], mem_i[cur, s, 7], mem_i[cur, s, 8]
-            if length <= FRONT_GROWTH * root + FRONT_SLACK and not first_only:
+            if length <= FRONT_GROWTH * root + FRONT_SLACK:
                 old = front_old[at : at + length]
         buf = np.empty((2, 1 if first_only else 16), np.intp)
         m, buf, n_new = _mesh_mesh(
             i, j, fb, cap, ib, tf, ti, meta, first_only, wit_a, wit_b, old, front_new,
             scratch, buf,
         )  # fmt: skip
-        if first_only:  # mode any keeps its witness, not a front
-            n_new = 0
-        elif len(old) == 0:
+        if len(old) == 0:
             root = max(n_new, 0)
         hit_time = dt
         if sweeps and swept:  # touching at any time in the step: by advancement
