@@ -227,10 +227,10 @@ def filtered(i, j, key, group, mask, ignore_keys):
 
 
 @njit(inline="always")
-def asleep_until(i, j, key, epoch, sched_keys, sched_wake, sched_epoch, now):
-    """The wake-up time of pair (i, j) when it sleeps past ``now`` (neither object
-    changed by hand since it fell asleep), else -inf."""
-    s = _find(sched_keys, key) if len(sched_keys) else -1
+def asleep_until(i, j, s, epoch, sched_wake, sched_epoch, now):
+    """The wake-up time of pair (i, j), in row ``s`` of the schedule (-1: not in it),
+    when it sleeps past ``now`` (neither object changed by hand since it fell asleep),
+    else -inf."""
     if s >= 0 and sched_epoch[s, 0] == epoch[i] and sched_epoch[s, 1] == epoch[j]:
         if now < sched_wake[s]:
             return sched_wake[s]

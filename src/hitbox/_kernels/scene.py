@@ -445,10 +445,14 @@ def _step(
     tris_out = rows(out_i[tri_base : tri_base + 2 * cap_t], 2, cap_t)
     tree = i1(ib, cap, TREE)
     rel_r, rel_t = relative_scratch(fb, cap)
+    row = 0  # the memory's rows and the near keys are both sorted: one merge
     for q in range(n_near):
         key = keys[q]
         i = key >> 32
         j = key & 0xFFFFFFFF
+        while row < n_mem and sched_keys[row] < key:
+            row += 1
+        s = row if row < n_mem and sched_keys[row] == key else -1
         if tracing:
             _trace_pair(out_i, ctl, trace_base, 0, i, j)
         wake = 0.0
@@ -456,9 +460,7 @@ def _step(
         if filtered(i, j, key, group, mask, ignore):
             v = FILTERED
         else:
-            wake = asleep_until(
-                i, j, key, epoch, sched_keys, sched_wake, sched_epoch, now
-            )
+            wake = asleep_until(i, j, s, epoch, sched_wake, sched_epoch, now)
             if wake > -np.inf:
                 v = ASLEEP
             else:
@@ -504,8 +506,8 @@ def _step(
         tried = first_only and mesh_i and mesh_j and not swept
         if tried:  # a crossing pair near the last one settles it before any volume
             wit_a, wit_b = pair_witness(
-                i, j, key, rot, trans, tree, tf, ti, meta, mem_i, cur, n_mem, rel_r,
-                rel_t, front[2],
+                i, j, s, rot, trans, tree, tf, ti, meta, mem_i, cur, rel_r, rel_t,
+                front[2],
             )  # fmt: skip
             if wit_a >= 0:
                 for stage in (C_VOL, C_VOL_PASSED, C_NARROW):
@@ -536,7 +538,7 @@ def _step(
         if tracing:
             _trace_pair(out_i, ctl, trace_base, 2, i, j)
         m, hit_time, wit_a, wit_b, n_front, root = narrow_pair(
-            i, j, key, fb, ib, cap, tf, ti, meta, mem_i, cur, n_mem, front[cur],
+            i, j, s, fb, ib, cap, tf, ti, meta, mem_i, cur, front[cur],
             front[nxt, front_at:], front[2], first_only, sweeps, swept, dt, tris_out,
             n_tris, tried,
         )  # fmt: skip

@@ -12,9 +12,9 @@ import math
 import numpy as np
 from numba import njit
 
-from hitbox._kernels.flat_views import rows
 from hitbox._kernels.contact_time import MAX_ADVANCE, turn
 from hitbox._kernels.convex_pairs import query
+from hitbox._kernels.flat_views import rows
 from hitbox._kernels.pipeline import SPHERE as VOLUME_SPHERE
 from hitbox._kernels.primitives import (
     BOX,

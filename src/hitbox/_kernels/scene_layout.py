@@ -7,8 +7,8 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
-from hitbox._kernels.flat_views import blocks, rows
 from hitbox._kernels.bv import _AXES
+from hitbox._kernels.flat_views import blocks, rows
 
 #: Per-object float fields (name, row shape), in buffer order.
 F_FIELDS = (
@@ -278,19 +278,3 @@ def tree_links(ti, meta, t):
     p = meta[t, M_PARENT]
     q = meta[t, M_LEAF]
     return ti[p : p + meta[t, M_NODES]], ti[q : q + meta[t, M_SLOTS]]
-
-
-@njit(inline="always")
-def find_key(mem_i, cur, n, key):
-    """Row of ``key`` in the current memory (sorted on column 0), or -1."""
-    lo = 0
-    hi = n
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if mem_i[cur, mid, 0] < key:
-            lo = mid + 1
-        else:
-            hi = mid
-    if lo < n and mem_i[cur, lo, 0] == key:
-        return lo
-    return -1

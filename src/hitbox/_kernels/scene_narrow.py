@@ -9,11 +9,11 @@ swept through it (continuous mode); a half-space has no volume stage
 import numpy as np
 from numba import njit
 
-from hitbox._kernels.flat_views import rows
 from hitbox._kernels.advancement import mesh_contact_time
 from hitbox._kernels.box_sat import aabb_kdop, aabb_obb, kdop_obb
 from hitbox._kernels.collide import stack_rows
 from hitbox._kernels.contact_time import first_contact
+from hitbox._kernels.flat_views import rows
 from hitbox._kernels.front import front_walk
 from hitbox._kernels.obb import obb_overlap
 from hitbox._kernels.pipeline import (
@@ -66,7 +66,6 @@ from hitbox._kernels.scene_layout import (
     f1,
     f2,
     f3,
-    find_key,
     i1,
     kinematics,
     obb_parts,
@@ -334,14 +333,14 @@ def _mesh_mesh(
 
 @njit(cache=True, nogil=True)
 def pair_witness(
-    i, j, key, rot, trans, tree, tf, ti, meta, mem_i, cur, n_mem, rel_r, rel_t, scratch
+    i, j, s, rot, trans, tree, tf, ti, meta, mem_i, cur, rel_r, rel_t, scratch
 ):  # fmt: skip
-    """Mode any, meshes i and j (``tree``: each object's tree index; ``rel_r``,
+    """Mode any, meshes i and j, their row ``s`` of the current memory (-1: none)
+    (``tree``: each object's tree index; ``rel_r``,
     ``rel_t``: scratch for their relative pose): a crossing slot pair near the last
     step's witness (:func:`hitbox._kernels.witness.witness_search`), else under the
     subtrees around it (:func:`hitbox._kernels.witness.local_walk`, ``scratch`` holding
     its stack), as (sa, sb); (-1, -1) when the pair has no witness or none crosses."""
-    s = find_key(mem_i, cur, n_mem, key)
     if s < 0 or mem_i[cur, s, 3] < 0:
         return -1, -1
     relative_into(rot, trans, i, j, rel_r, rel_t)
@@ -398,10 +397,11 @@ def motion_state(o, fb, ib, cap):
 
 @njit(inline="always")
 def narrow_pair(
-    i, j, key, fb, ib, cap, tf, ti, meta, mem_i, cur, n_mem, front_old, front_new,
+    i, j, s, fb, ib, cap, tf, ti, meta, mem_i, cur, front_old, front_new,
     scratch, first_only, sweeps, swept, dt, tris_out, n_tris, witness_tried,
 ):  # fmt: skip
-    """The exact test of one candidate pair: (touching primitive pairs m (1 for two
+    """The exact test of one candidate pair (``s``: its row of the current memory, -1
+    for none): (touching primitive pairs m (1 for two
     plain volumes), contact time (dt unless swept), witness slot pair or -1, -1, the
     length of its new front, written at the start of ``front_new`` (-1: it did not
     fit), and the front length of its last walk from the root). Two meshes walk from
@@ -419,7 +419,6 @@ def narrow_pair(
         wit_a = wit_b = -1
         old = front_old[:0]
         root = 0
-        s = find_key(mem_i, cur, n_mem, key)
         if s >= 0:
             if not witness_tried:
                 wit_a, wit_b = mem_i[cur, s, 3], mem_i[cur, s, 4]
