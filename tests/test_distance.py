@@ -170,3 +170,71 @@ def test_empty_meshes_and_bad_input():
         hd.distance(a, a, np.diag([2.0, 1, 1, 1]))
     with pytest.raises(ValueError, match="transforms"):
         hd.distance_many(a, a, np.zeros((2, 3, 3)))
+
+
+def test_every_form_of_a_pose_gives_the_same_answer():
+    # a C-ordered float64 4x4 is checked and answered in one compiled call; any other
+    # form, and a pose that must be solved scaled, takes the checked path: same answer
+    a = TriangleMesh(*SHAPES[2])
+    b = TriangleMesh(*SHAPES[0])
+    rng = np.random.default_rng(7)
+    for reach in (0.2, 1.0, 2.5):
+        pose = _pose(rng, reach)
+        want = hd.distance(a, b, pose)
+        for form in (np.asfortranarray(pose), pose.tolist(), pose.astype(np.float32)):
+            got = hd.distance(a, b, form)
+            if isinstance(form, np.ndarray) and form.dtype == np.float32:
+                assert got.distance == pytest.approx(want.distance, rel=1e-6, abs=1e-6)
+                continue
+            assert got.distance == want.distance
+            assert (got.face_a, got.face_b) == (want.face_a, want.face_b)
+            np.testing.assert_array_equal(got.point_a, want.point_a)
+        assert hd.distance_brute(a, b, pose)[0] == pytest.approx(want.distance, abs=1e-12)
+    far = np.eye(4)
+    far[0, 3] = 2.0**110  # beyond 2**100: solved at a smaller power-of-two scale
+    got = hd.distance(a, b, far)
+    assert got.distance == pytest.approx(2.0**110, rel=1e-9)
+    bad = np.eye(4)
+    bad[1, 2] = np.nan
+    with pytest.raises(ValueError, match="transform"):
+        hd.distance(a, b, bad)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.floats(0.0, 4.0), st.floats(0.0, 3.0))
+def test_node_pair_bound_is_below_the_exact_box_distance(seed, reach, stop):
+    # the walk prunes a node pair by this bound: above the boxes' distance it would
+    # lose the closest triangles; GJK on the boxes (1e-9) is the oracle
+    from hitbox import OBBs
+    from hitbox import volume_distance as vd
+    from hitbox._kernels.distance import node_pair_bounds
+
+    rng = np.random.default_rng(seed)
+    n = 40
+    half = rng.uniform(0.0, 1.0, (2, n, 3)) * (rng.uniform(size=(2, n, 3)) > 0.15)
+    centre = rng.uniform(-1.0, 1.0, (2, n, 3))
+    axes = np.stack([[rotation(rng) for _ in range(n)] for _ in range(2)])
+    pose = _pose(rng, reach)
+    rot, trans = pose[:3, :3], pose[:3, 3]
+    idx = np.arange(n)
+    out = np.empty(n)
+    node_pair_bounds(centre[0], half[0], axes[0], idx, centre[1], half[1], axes[1],
+                     idx, rot, trans, np.inf, out)  # fmt: skip
+    early = np.empty(n)
+    node_pair_bounds(centre[0], half[0], axes[0], idx, centre[1], half[1], axes[1],
+                     idx, rot, trans, stop, early)  # fmt: skip
+    moved = OBBs(centre[1] @ rot.T + trans, half[1], rot @ axes[1])
+    exact = vd.distance(OBBs(centre[0], half[0], axes[0]), moved).distance
+    scale = np.abs(centre).max() + np.abs(trans).max() + 2.0
+    assert np.all(out >= 0.0)
+    assert np.all(out <= exact * (1 + 1e-9) + 1e-12 * scale)
+    assert np.all(early <= exact * (1 + 1e-9) + 1e-12 * scale)
+    # with a stop, a bound is cut short only once it reaches the stop
+    assert np.array_equal(np.minimum(early, stop), np.minimum(out, stop))
+    # never weaker than the bounding spheres' gap
+    sphere = (
+        np.linalg.norm(centre[0] - (centre[1] @ rot.T + trans), axis=1)
+        - np.linalg.norm(half[0], axis=1)
+        - np.linalg.norm(half[1], axis=1)
+    )
+    assert np.all(out >= sphere - 1e-12 * scale)

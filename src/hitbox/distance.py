@@ -106,22 +106,39 @@ def distance(a, b, transform=None, *, max_distance=np.inf, rtol=0.0, atol=0.0):
     guaranteed ``true <= distance <= true (1 + rtol) + atol``, found faster.
     """
     upper, rtol, atol = _options(max_distance, rtol, atol)
-    rot, trans = _one_transform(transform)
+    out_f = np.empty(6)
+    out_i = np.empty(3, np.intp)
+    depth = a.bvh.depth + b.bvh.depth + 4
+    if (
+        type(transform) is np.ndarray
+        and transform.dtype == np.float64
+        and transform.shape == (4, 4)
+        and transform.flags.c_contiguous
+    ):  # the common case: checked and answered in one compiled call
+        d = _kd.mesh_distance_posed(
+            *_args(a, b), transform, max(a._size(), b._size()), v.SQUARES_SAFE_EXP,
+            depth, upper, rtol, atol, out_f, out_i,
+        )  # fmt: skip
+        if out_i[2] == 0:
+            return _answer(a, b, d, out_f, out_i, upper, rtol, atol, 1.0)
+    rot, trans = _one_transform(transform)  # names what is wrong with the transform
     g = _scale_one(a, b, trans)
     if g != 1.0:  # the same problem where products of squared lengths cannot overflow
         a, b, trans, upper, atol = a._twin(g), b._twin(g), trans * g, upper * g, atol * g
-    out_f = np.empty(6)
-    out_i = np.empty(2, np.intp)
-    depth = a.bvh.depth + b.bvh.depth + 4
     d = _kd.mesh_distance(*_args(a, b), rot, trans, depth, upper, rtol, atol, out_f,
                           out_i)  # fmt: skip
+    return _answer(a, b, d, out_f, out_i, upper, rtol, atol, g)
+
+
+def _answer(a, b, d, out_f, out_i, upper, rtol, atol, g):
+    """The MeshDistance of a kernel's answer at scale g."""
     if out_i[0] < 0:
         nan = np.full(3, np.nan)
         return MeshDistance(np.inf, nan, nan.copy(), -1, -1, upper / g)
     lower = max(0.0, (d - atol) / (1.0 + rtol))
     if g != 1.0:
         out_f /= g
-    fa, fb = out_i.tolist()
+    fa, fb = out_i[0], out_i[1]
     return MeshDistance(
         float(d) / g, out_f[:3], out_f[3:],
         int(a.bvh.prim_order[fa]), int(b.bvh.prim_order[fb]), lower / g,
