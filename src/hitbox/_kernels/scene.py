@@ -308,9 +308,9 @@ def _trace_pair(out_i, ctl, base, slot, i, j):
 @njit(cache=True, nogil=True)
 def step(objs, tf, ti, work, dt, now, threshold, method, flags):
     """:func:`_step` of a discrete step (``flags`` without bit 2: the sweeps of
-    continuous mode are not compiled in) over the object arena ``objs`` and the work
-    arena ``work`` (``scene_layout.objects_split``, ``work_split``). Returns the
-    number of touching pairs (plus ``FRONT_FLAG`` when fronts did not fit), or -1 as
+    continuous mode are skipped) over the object arena ``objs`` and the work arena
+    ``work`` (``scene_layout.objects_split``, ``work_split``). Returns the number of
+    touching pairs (plus ``FRONT_FLAG`` when fronts did not fit), or -1 as
     :func:`_step`; the step record holds the counts, horizon and pairs."""
     return _arena_step(objs, tf, ti, work, dt, now, threshold, method, flags, False)
 
@@ -325,9 +325,11 @@ def step_swept(objs, tf, ti, work, dt, now, threshold, method, flags):
 def _arena_step(objs, tf, ti, work, dt, now, threshold, method, flags, sweeps):
     fb, ib = objects_split(objs)
     ctl, mem_i, front, out_i, record = work_split(work)
+    # a run-time bool, not the caller's literal: one compiled _step serves both callers
+    swept = ((flags & 4) != 0) & sweeps
     n = _step(
         fb, ib, tf, ti, mem_i, front, ctl, out_i, dt, now, threshold, method, flags,
-        sweeps,
+        swept,
     )  # fmt: skip
     return _record(ctl, out_i, record, n)
 
@@ -347,7 +349,10 @@ def _record(ctl, out_i, record, n):
     return n + FRONT_FLAG if ctl[C_NEED_FRONT] else n
 
 
-@njit(inline="always")
+# Compiled once, apart, for both entry points: inlined (numba's inline="always") it was
+# copied whole into each caller, and numba deep-copies the IR it inlines at every level;
+# that copying was 60 of the 89 s that step took to compile.
+@njit(cache=True, nogil=True)
 def _step(
     fb, ib, tf, ti, mem_i, front, ctl, out_i, dt, now, threshold, method, flags, sweeps,
 ):  # fmt: skip
@@ -356,8 +361,8 @@ def _step(
     stop at the first), bit 1 trace, bit 2 continuous (pairs of plain volumes and
     pairs of meshes report the first time in the step they touch, see contact_time
     and advancement; a mesh against a plain volume is tested at the end of the
-    step), bit 3 "moved already" (the motion of this step is done). ``sweeps``, a
-    constant of each caller: whether bit 2 may be set (the sweeps compile only then).
+    step), bit 3 "moved already" (the motion of this step is done). ``sweeps``: whether
+    bit 2 may be set (False from :func:`step`, which skips the sweeps).
     Returns the number of touching pairs, or -1 when a buffer is too small
     (``ctl[C_NEED_*]`` say how large; nothing but poses and bounds has changed).
     ``ctl[C_HORIZON]`` gets (float64 bits) the quiet horizon: no pair can touch before

@@ -409,8 +409,8 @@ def narrow_pair(
     FRONT_GROWTH times that root length), ``scratch`` holding its
     stack. Writes the pair's triangle pairs at ``tris_out[:, n_tris:]`` where they fit
     (mode all). ``witness_tried``: :func:`pair_witness` found no crossing pair already
-    (the walk does not test the witness again). ``sweeps``: the caller's constant
-    (False: the sweeps of continuous mode are left out of its compiled code)."""
+    (the walk does not test the witness again). ``sweeps``: whether the
+    sweeps of continuous mode may run (False for a discrete step)."""
     is_mesh = i1(ib, cap, IS_MESH)
     mesh_i = is_mesh[i] != 0
     mesh_j = is_mesh[j] != 0
