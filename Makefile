@@ -20,9 +20,11 @@ demo: $(STAMP)
 	$(BIN)/hitbox warmup
 	$(BIN)/hitbox demo
 
-# Two workers: a clean clone spends most of its time compiling kernels, one core each
-# (--dist loadfile, each file on one worker, measured 8 % slower).
+# warmup first: each common kernel compiled once, its groups split over the cores;
+# without it both test workers compiled the same kernels (70 % of a clean clone's
+# compile time was such doubles). Two workers (--dist loadfile measured 8 % slower).
 test: $(STAMP)
+	$(BIN)/hitbox warmup
 	$(BIN)/python -m pytest -n 2 --durations=25
 
 # the file and API fuzzers with a long budget (3,000 inputs per reader and kind, 2,000
