@@ -264,6 +264,25 @@ def _edge_gap(gap, along, reach, cosine):
 
 
 @njit(inline="always")
+def _edge_row(gap, t1, t2, h1, h2, p, q, r, hb):
+    """max(gap, the gaps along a_k x b_c for c = 0, 1, 2), for a's axis k with the
+    other two axes k1, k2 (in cyclic order): t1, t2 and h1, h2 the centre offset and a's
+    half extents along them, p, q, r rows k1, k2, k of R (b's axes in a's frame)."""
+    gap = _edge_gap(
+        gap, t2 * p[0] - t1 * q[0],
+        h1 * abs(q[0]) + h2 * abs(p[0]) + hb[1] * abs(r[2]) + hb[2] * abs(r[1]), r[0],
+    )  # fmt: skip
+    gap = _edge_gap(
+        gap, t2 * p[1] - t1 * q[1],
+        h1 * abs(q[1]) + h2 * abs(p[1]) + hb[0] * abs(r[2]) + hb[2] * abs(r[0]), r[1],
+    )  # fmt: skip
+    return _edge_gap(
+        gap, t2 * p[2] - t1 * q[2],
+        h1 * abs(q[2]) + h2 * abs(p[2]) + hb[0] * abs(r[1]) + hb[1] * abs(r[0]), r[2],
+    )  # fmt: skip
+
+
+@njit(inline="always")
 def _box_gap(ac, ah, ar, i, bc, bh, br, j, rot, trans, stop):
     """A lower bound on the distance of box a[i] and box b[j] moved by (rot, trans):
     the largest gap along the fifteen separating axes and the line through the centres,
@@ -316,34 +335,12 @@ def _box_gap(ac, ah, ar, i, bc, bh, br, j, rot, trans, stop):
         gap = max(gap, centre - reach / centre)
     if gap - margin >= stop:
         return gap - margin
-    # the nine edge-edge axes a_k x b_c
-    gap = _edge_gap(
-        gap, t2 * r10 - t1 * r20, ha1 * a20 + ha2 * a10 + hb1 * a02 + hb2 * a01, r00
-    )
-    gap = _edge_gap(
-        gap, t2 * r11 - t1 * r21, ha1 * a21 + ha2 * a11 + hb0 * a02 + hb2 * a00, r01
-    )
-    gap = _edge_gap(
-        gap, t2 * r12 - t1 * r22, ha1 * a22 + ha2 * a12 + hb0 * a01 + hb1 * a00, r02
-    )
-    gap = _edge_gap(
-        gap, t0 * r20 - t2 * r00, ha0 * a20 + ha2 * a00 + hb1 * a12 + hb2 * a11, r10
-    )
-    gap = _edge_gap(
-        gap, t0 * r21 - t2 * r01, ha0 * a21 + ha2 * a01 + hb0 * a12 + hb2 * a10, r11
-    )
-    gap = _edge_gap(
-        gap, t0 * r22 - t2 * r02, ha0 * a22 + ha2 * a02 + hb0 * a11 + hb1 * a10, r12
-    )
-    gap = _edge_gap(
-        gap, t1 * r00 - t0 * r10, ha0 * a10 + ha1 * a00 + hb1 * a22 + hb2 * a21, r20
-    )
-    gap = _edge_gap(
-        gap, t1 * r01 - t0 * r11, ha0 * a11 + ha1 * a01 + hb0 * a22 + hb2 * a20, r21
-    )
-    gap = _edge_gap(
-        gap, t1 * r02 - t0 * r12, ha0 * a12 + ha1 * a02 + hb0 * a21 + hb1 * a20, r22
-    )
+    # the nine edge-edge axes a_k x b_c, three per axis of a
+    rows = (r00, r01, r02), (r10, r11, r12), (r20, r21, r22)
+    hb = (hb0, hb1, hb2)
+    gap = _edge_row(gap, t1, t2, ha1, ha2, rows[1], rows[2], rows[0], hb)
+    gap = _edge_row(gap, t2, t0, ha2, ha0, rows[2], rows[0], rows[1], hb)
+    gap = _edge_row(gap, t0, t1, ha0, ha1, rows[0], rows[1], rows[2], hb)
     # each box against the other's bounding sphere
     gap = max(gap, math.sqrt(out_a) - rb, math.sqrt(out_b) - ra)
     if gap <= 0.0:
