@@ -211,6 +211,24 @@ def _group_scene(a, b, box):
     scene.step(0.05, continuous=True)
 
 
+def _group_scene_boxes():
+    """The Scene's step kernels, from a scene of two boxes: their compiled code is the
+    same for any objects (the scene lives in flat arenas), so this group needs no tree
+    and starts at once, beside the trees (it is the longest to compile)."""
+    import numpy as np
+
+    from hitbox.pipeline import Scene
+
+    scene = Scene()
+    scene.add(np.array([[0.0, 0.0, 0.0], [1.0, 1.0, 1.0]]))
+    moving = scene.add(np.array([[1.5, 0.0, 0.0], [2.5, 1.0, 1.0]]))
+    scene.set_velocities([moving], np.array([[-1.0, 0.0, 0.0]]), np.zeros((1, 3)))
+    for mode in ("any", "all"):
+        scene.step(0.05, mode=mode)
+        scene.run(0.05, 3, mode=mode)
+    scene.step(0.05, continuous=True)
+
+
 def _group_volumes():
     import numpy as np
 
@@ -236,6 +254,8 @@ def _run_group(name, meshes):
         meshes = _trees()
     elif name == "volumes":
         _group_volumes()
+    elif name == "scene boxes":
+        _group_scene_boxes()
     else:
         GROUPS[name](*meshes)
     return name, time.perf_counter() - start, meshes if name == "trees" else None
@@ -246,8 +266,8 @@ def run(jobs=None, progress=None):
 
     ``jobs``: worker processes (default: the CPUs this process may use); 1 runs every
     group in this process. ``progress(name, seconds, done, total)`` is called as each
-    group ends. The trees are built first (every other group needs them, and the
-    volume group compiles beside them), then the other groups run at once.
+    group ends. The Scene's step kernels (the longest) and the trees start first; the
+    groups that need the trees start as the trees are done.
     """
     if jobs is None:
         jobs = (
@@ -256,7 +276,8 @@ def run(jobs=None, progress=None):
             else os.cpu_count()
         )
     jobs = max(1, int(jobs))
-    total = 2 + len(GROUPS)
+    first = ("scene boxes", "trees", "volumes")
+    total = len(first) + len(GROUPS)
     times = {}
 
     def done(name, seconds):
@@ -266,25 +287,23 @@ def run(jobs=None, progress=None):
 
     if jobs == 1:
         meshes = None
-        for name in ("trees", "volumes", *GROUPS):
+        for name in ("trees", "volumes", "scene boxes", *GROUPS):
             name, seconds, built = _run_group(name, meshes)
             meshes = built if built is not None else meshes
             done(name, seconds)
         return times
     import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor, as_completed
+    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
     # spawn: a forked child would inherit this process's numba and OpenMP state
     context = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
-        first = [pool.submit(_run_group, name, None) for name in ("trees", "volumes")]
-        meshes = None
-        for future in as_completed(first):
-            name, seconds, built = future.result()
-            meshes = built if built is not None else meshes
-            done(name, seconds)
-        rest = [pool.submit(_run_group, name, meshes) for name in GROUPS]
-        for future in as_completed(rest):
-            name, seconds, _ = future.result()
-            done(name, seconds)
+        pending = {pool.submit(_run_group, name, None) for name in first}
+        while pending:
+            finished, pending = wait(pending, return_when=FIRST_COMPLETED)
+            for future in finished:
+                name, seconds, built = future.result()
+                done(name, seconds)
+                if built is not None:  # the trees: every other group needs them
+                    pending |= {pool.submit(_run_group, g, built) for g in GROUPS}
     return times

@@ -34,7 +34,9 @@ def run(args):
 
     def progress(name, seconds, done, total):
         print(
-            f"  {name:<9} {seconds:6.1f} s  ({done}/{total})", file=sys.stderr, flush=True
+            f"  {name:<11} {seconds:6.1f} s  ({done}/{total})",
+            file=sys.stderr,
+            flush=True,
         )
 
     warmup.run(args.jobs, progress)
