@@ -79,10 +79,15 @@ def _ray_setup(origins, directions, r):
 
 @njit
 def cast_one(
-    node_box, node_first, node_count, tris, prim, stack, o, d, zero, inv, t_max,
-    first_only,
+    node_box, node_first, node_count, tris, prim, stack, entries, o, d, zero, inv,
+    t_max, first_only,
 ):  # fmt: skip
     """(t, slot, u, v) of the nearest hit within t_max (any hit with first_only).
+
+    ``stack`` (intp) and ``entries`` (float64), each of the tree's depth + 2: the nodes
+    to walk and their entry t, so that a node whose entry has passed the best hit found
+    since it was pushed is dropped unopened (the test its box passed, made again with
+    the nearer best t).
 
     Each hit comes with a bound on its t's error; a hit is kept when its interval lies
     before the best one's, and ordered exactly (``closer``; ties: the lowest face,
@@ -95,12 +100,15 @@ def cast_one(
     best_s = -1
     best_u = 0.0
     best_v = 0.0
-    if box_entry(node_box, 0, o, inv, zero, best_t * WIDEN) == np.inf:
+    te = box_entry(node_box, 0, o, inv, zero, best_t * WIDEN)
+    if te == np.inf:
         return np.inf, -1, 0.0, 0.0
-    stack[0] = 0
+    stack[0], entries[0] = 0, te
     top = 1
     while top > 0:
         top -= 1
+        if entries[top] > (best_t + best_e) * WIDEN:
+            continue
         m = stack[top]
         c = node_count[m]
         f = node_first[m]
@@ -125,20 +133,15 @@ def cast_one(
         tl = box_entry(node_box, f, o, inv, zero, reach)
         tr = box_entry(node_box, f + 1, o, inv, zero, reach)
         # push the farther child first so the nearer is walked first and prunes the other
-        if tl <= tr:
-            if tr != np.inf:
-                stack[top] = f + 1
-                top += 1
-            if tl != np.inf:
-                stack[top] = f
-                top += 1
-        else:
-            if tl != np.inf:
-                stack[top] = f
-                top += 1
-            if tr != np.inf:
-                stack[top] = f + 1
-                top += 1
+        near, far, t_near, t_far = f, f + 1, tl, tr
+        if tr < tl:
+            near, far, t_near, t_far = f + 1, f, tr, tl
+        if t_far != np.inf:
+            stack[top], entries[top] = far, t_far
+            top += 1
+        if t_near != np.inf:
+            stack[top], entries[top] = near, t_near
+            top += 1
     if best_s < 0:
         return np.inf, -1, 0.0, 0.0
     a, b, cc = load(tris, best_s)
@@ -158,11 +161,12 @@ def cast(walk, rays, first_only, out, start, stop):
     origins, directions, t_max = rays
     out_t, out_slot, out_u, out_v = out
     stack = np.empty(depth + 2, np.intp)
+    entries = np.empty(depth + 2)
     for r in range(start, stop):
         o, d, zero, inv = _ray_setup(origins, directions, r)
         t, s, u, v = cast_one(
-            node_box, node_first, node_count, tris, prim, stack, o, d, zero, inv,
-            t_max[r], first_only,
+            node_box, node_first, node_count, tris, prim, stack, entries, o, d, zero,
+            inv, t_max[r], first_only,
         )  # fmt: skip
         out_t[r], out_slot[r], out_u[r], out_v[r] = t, s, u, v
 

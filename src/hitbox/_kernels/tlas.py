@@ -62,13 +62,14 @@ def _local(x0, x1, x2, rot):
 
 
 @njit
-def _mesh_ray(node_box, node_first, node_count, tris, prim, stack, o, d, t_max):
+def _mesh_ray(node_box, node_first, node_count, tris, prim, stacks, o, d, t_max):
     """(t, face) of the ray's first hit on one mesh within t_max, or (inf, -1): the
-    closest-hit walk of ``TriangleMesh.raycast`` (:func:`.bvh_ray.cast_one`)."""
+    closest-hit walk of ``TriangleMesh.raycast`` (:func:`.bvh_ray.cast_one`; ``stacks``
+    its node and entry stacks)."""
     o, d, zero, inv = ray_consts(o[0], o[1], o[2], d[0], d[1], d[2])
     t, s, _, _ = cast_one(
-        node_box, node_first, node_count, tris, prim, stack, o, d, zero, inv, t_max,
-        False,
+        node_box, node_first, node_count, tris, prim, stacks[0], stacks[1], o, d, zero,
+        inv, t_max, False,
     )  # fmt: skip
     return (t, prim[s]) if s >= 0 else (np.inf, -1)
 
@@ -111,7 +112,7 @@ def raycast(tlas, objs, pack, rays, out, start, stop):
     out_obj, out_face, out_t = out
     nodes = np.empty(t_depth + 2, np.intp)
     entries = np.empty(t_depth + 2)
-    stack = np.empty(pack[6] + 2, np.intp)
+    stack = (np.empty(pack[6] + 2, np.intp), np.empty(pack[6] + 2))
     for r in range(start, stop):
         o, d, zero, inv = ray_consts(origins[r, 0], origins[r, 1], origins[r, 2],
                                  directions[r, 0], directions[r, 1], directions[r, 2])  # fmt: skip
