@@ -272,8 +272,7 @@ class SceneBuffers:
             tris = max(int(ctl[_kl.C_TRI_CAP]), 2 * int(ctl[_kl.C_NEED_TRIS]))
             trace = max(int(ctl[_kl.C_TRACE_CAP]), 2 * int(ctl[_kl.C_NEED_TRACE]))
             self._size_output(pairs, tris, trace if flags & 2 else ctl[_kl.C_TRACE_CAP])
-            kernel = _ks.step_swept if flags & 4 else _ks.step
-            n = kernel(
+            n = _ks.step(
                 self.objs, self.tree_f, self.tree_i, self.work, dt, now, threshold,
                 method, flags,
             )  # fmt: skip
@@ -289,8 +288,7 @@ class SceneBuffers:
         log_t = np.empty((2, 64 if flags & 1 else 0), np.int64)
         n_log = n_log_t = done = 0
         while done < steps:
-            run = _kr.run_steps_swept if flags & 4 else _kr.run_steps
-            reason, k, now, horizon, n_log, n_log_t = run(
+            reason, k, now, horizon, n_log, n_log_t = _kr.run_steps(
                 self.objs, self.tree_f, self.tree_i, self.work, log, log_t,
                 times[done:], dt, now, horizon, threshold, method, flags, n_log,
                 n_log_t, done,

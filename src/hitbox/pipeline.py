@@ -359,8 +359,7 @@ class Scene(SceneEditing):
         if self._trace_on:
             flags |= 2
         self._time = now = self._time + dt
-        kernel = _ks.step_swept if flags & 4 else _ks.step
-        n = kernel(
+        n = _ks.step(
             buf.objs, buf.tree_f, buf.tree_i, buf.work, dt, now, self._threshold_value,
             self._sweep, flags,
         )  # fmt: skip

@@ -305,35 +305,6 @@ def _trace_pair(out_i, ctl, base, slot, i, j):
     ctl[C_TRACE_NEAR + slot] = n + 1
 
 
-@njit(cache=True, nogil=True)
-def step(objs, tf, ti, work, dt, now, threshold, method, flags):
-    """:func:`_step` of a discrete step (``flags`` without bit 2: the sweeps of
-    continuous mode are skipped) over the object arena ``objs`` and the work arena
-    ``work`` (``scene_layout.objects_split``, ``work_split``). Returns the number of
-    touching pairs (plus ``FRONT_FLAG`` when fronts did not fit), or -1 as
-    :func:`_step`; the step record holds the counts, horizon and pairs."""
-    return _arena_step(objs, tf, ti, work, dt, now, threshold, method, flags, False)
-
-
-@njit(cache=True, nogil=True)
-def step_swept(objs, tf, ti, work, dt, now, threshold, method, flags):
-    """:func:`step` of a continuous step (``flags`` with bit 2)."""
-    return _arena_step(objs, tf, ti, work, dt, now, threshold, method, flags, True)
-
-
-@njit(inline="always")
-def _arena_step(objs, tf, ti, work, dt, now, threshold, method, flags, sweeps):
-    fb, ib = objects_split(objs)
-    ctl, mem_i, front, out_i, record = work_split(work)
-    # a run-time bool, not the caller's literal: one compiled _step serves both callers
-    swept = ((flags & 4) != 0) & sweeps
-    n = _step(
-        fb, ib, tf, ti, mem_i, front, ctl, out_i, dt, now, threshold, method, flags,
-        swept,
-    )  # fmt: skip
-    return _record(ctl, out_i, record, n)
-
-
 @njit(inline="always")
 def _record(ctl, out_i, record, n):
     """Write the step record (``R_*``) of a step that returned n; n, flagged."""
@@ -349,22 +320,23 @@ def _record(ctl, out_i, record, n):
     return n + FRONT_FLAG if ctl[C_NEED_FRONT] else n
 
 
-# Compiled once, apart, for both entry points: inlined (numba's inline="always") it was
-# copied whole into each caller, and numba deep-copies the IR it inlines at every level;
-# that copying was 60 of the 89 s that step took to compile.
+# One compiled entry point, the step's whole body, for discrete and continuous steps
+# alike: numba links a callee's code into each caller and optimizes and compiles it
+# again there, so each entry point over a shared body cost 9 to 15 s of compile time
+# of its own (and inlined, numba deep-copies the IR at every level).
 @njit(cache=True, nogil=True)
-def _step(
-    fb, ib, tf, ti, mem_i, front, ctl, out_i, dt, now, threshold, method, flags, sweeps,
-):  # fmt: skip
-    """Advance the moving objects by ``dt`` and find every touching pair (see the
-    module doc for the buffers). ``flags``: bit 0 ``all`` (every triangle pair, else
-    stop at the first), bit 1 trace, bit 2 continuous (pairs of plain volumes and
-    pairs of meshes report the first time in the step they touch, see contact_time
-    and advancement; a mesh against a plain volume is tested at the end of the
-    step), bit 3 "moved already" (the motion of this step is done). ``sweeps``: whether
-    bit 2 may be set (False from :func:`step`, which skips the sweeps).
-    Returns the number of touching pairs, or -1 when a buffer is too small
-    (``ctl[C_NEED_*]`` say how large; nothing but poses and bounds has changed).
+def step(objs, tf, ti, work, dt, now, threshold, method, flags):
+    """Advance the moving objects by ``dt`` and find every touching pair, over the
+    object arena ``objs`` and the work arena ``work`` (``scene_layout.objects_split``,
+    ``work_split``; see the module doc for the buffers). ``flags``: bit 0 ``all``
+    (every triangle pair, else stop at the first), bit 1 trace, bit 2 continuous (pairs
+    of plain volumes and pairs of meshes report the first time in the step they touch,
+    see contact_time and advancement; a mesh against a plain volume is tested at the
+    end of the step), bit 3 "moved already" (the motion of this step is done).
+    Returns the number of touching pairs (plus ``FRONT_FLAG`` when fronts did not
+    fit), the step record holding the counts, horizon and pairs; or -1 when a buffer
+    is too small (``ctl[C_NEED_*]`` say how large; nothing but poses and bounds has
+    changed).
     ``ctl[C_HORIZON]`` gets (float64 bits) the quiet horizon: no pair can touch before
     it (the least wake-up time of the sleeping pairs, and the time the pairs farther
     apart than ``threshold`` need to close it), or -inf when a pair was near enough to
@@ -375,6 +347,10 @@ def _step(
     bits: seconds into the step), triangle pairs (2, T), then the trace's near, volume
     and narrow pairs, (2, N) each.
     """
+    fb, ib = objects_split(objs)
+    ctl, mem_i, front, out_i, record = work_split(work)
+    # a run-time bool, not a literal: a literal would compile the body once per value
+    sweeps = (flags & 4) != 0
     cap = len(fb) // NF
     meta = rows(ti[1 : 1 + ti[0] * M_COLS], ti[0], M_COLS)
     mem_f = mem_i.view(np.float64)  # column 5 holds the wake-up times
@@ -577,4 +553,4 @@ def _step(
     ctl[C_HORIZON:].view(np.float64)[0] = horizon if not continuous else -np.inf
     ctl[C_CUR] = nxt
     ctl[C_MEM_N] = n_new
-    return n_hits
+    return _record(ctl, out_i, record, n_hits)

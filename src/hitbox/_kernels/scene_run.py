@@ -7,7 +7,7 @@ import numpy as np
 from numba import njit
 
 from hitbox._kernels.pipeline import advance_with
-from hitbox._kernels.scene import step, step_swept
+from hitbox._kernels.scene import step
 from hitbox._kernels.scene_layout import (
     C_HORIZON,
     C_LISTS,
@@ -42,29 +42,18 @@ def run_steps(
     objs, tf, ti, work, log, log_t, times, dt, now, horizon, threshold, method, flags,
     n_log, n_log_t, step0,
 ):  # fmt: skip
-    """:func:`_run_steps` of discrete steps (no sweeps compiled in)."""
+    """:func:`_run_steps`, discrete or continuous (``flags`` bit 2) alike: one entry
+    point, as :func:`hitbox._kernels.scene.step` is one."""
     return _run_steps(
         objs, tf, ti, work, log, log_t, times, dt, now, horizon, threshold, method,
-        flags, n_log, n_log_t, step0, False,
-    )  # fmt: skip
-
-
-@njit(cache=True, nogil=True)
-def run_steps_swept(
-    objs, tf, ti, work, log, log_t, times, dt, now, horizon, threshold, method, flags,
-    n_log, n_log_t, step0,
-):  # fmt: skip
-    """:func:`_run_steps` of continuous steps."""
-    return _run_steps(
-        objs, tf, ti, work, log, log_t, times, dt, now, horizon, threshold, method,
-        flags, n_log, n_log_t, step0, True,
+        flags, n_log, n_log_t, step0,
     )  # fmt: skip
 
 
 @njit(inline="always")
 def _run_steps(
     objs, tf, ti, work, log, log_t, times, dt, now, horizon, threshold, method, flags,
-    n_log, n_log_t, step0, sweeps,
+    n_log, n_log_t, step0,
 ):  # fmt: skip
     """Up to ``len(times)`` steps of ``dt`` from time ``now``, each as :func:`step`, in
     one call, each step's end time written to ``times``; steps ending before the quiet
@@ -98,10 +87,7 @@ def _run_steps(
                 advance_with(rot, trans, vel, omega, acc, moving, dt, version, scratch)
             now = end
             continue
-        if sweeps:
-            n = step_swept(objs, tf, ti, work, dt, end, threshold, method, flags)
-        else:
-            n = step(objs, tf, ti, work, dt, end, threshold, method, flags)
+        n = step(objs, tf, ti, work, dt, end, threshold, method, flags)
         if n >= FRONT_FLAG:  # ctl still says so, for the caller
             n -= FRONT_FLAG
         if n < 0:
