@@ -152,3 +152,15 @@ def test_kernel_cache_is_emptied_when_any_kernel_file_changes(tmp_path, monkeypa
     kernels._refresh_cache()  # same digest: the cache stays
     assert all(p.exists() for p in stale)
     assert (folder / kernels.DIGEST_FILE).read_text() == current
+
+
+def test_groups_start_when_what_they_need_is_compiled():
+    # nothing before the trees; the mesh Scene only after the step kernels, once
+    assert warmup.ready({"volumes": 1.0}, False, set()) == []
+    trees_only = warmup.ready({"trees": 1.0}, True, set())
+    assert set(trees_only) == set(warmup.GROUPS) - {"scene"}
+    after = warmup.ready({"trees": 1.0, "scene boxes": 2.0}, True, set(trees_only))
+    assert after == ["scene"]
+    assert (
+        warmup.ready({"trees": 1.0, "scene boxes": 2.0}, True, set(warmup.GROUPS)) == []
+    )

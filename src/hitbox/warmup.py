@@ -261,13 +261,27 @@ def _run_group(name, meshes):
     return name, time.perf_counter() - start, meshes if name == "trees" else None
 
 
+def ready(done, have_trees, submitted):
+    """The groups of :data:`GROUPS` to start now, given the groups ``done`` and those
+    ``submitted`` already: every one needs the trees; the mesh Scene also waits for the
+    step kernels ("scene boxes": begun beside them, it would compile them twice)."""
+    if not have_trees:
+        return []
+    return [
+        g
+        for g in GROUPS
+        if g not in submitted and (g != "scene" or "scene boxes" in done)
+    ]
+
+
 def run(jobs=None, progress=None):
     """Compile the common kernels; returns {group: seconds}.
 
     ``jobs``: worker processes (default: the CPUs this process may use); 1 runs every
     group in this process. ``progress(name, seconds, done, total)`` is called as each
     group ends. The Scene's step kernels (the longest) and the trees start first; the
-    groups that need the trees start as the trees are done.
+    groups that need the trees start as the trees are done, the mesh Scene once the
+    step kernels are on disk too.
     """
     if jobs is None:
         jobs = (
@@ -279,6 +293,7 @@ def run(jobs=None, progress=None):
     first = ("scene boxes", "trees", "volumes")
     total = len(first) + len(GROUPS)
     times = {}
+    submitted = set()
 
     def done(name, seconds):
         times[name] = seconds
@@ -299,11 +314,14 @@ def run(jobs=None, progress=None):
     context = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
         pending = {pool.submit(_run_group, name, None) for name in first}
+        meshes = None
         while pending:
             finished, pending = wait(pending, return_when=FIRST_COMPLETED)
             for future in finished:
                 name, seconds, built = future.result()
                 done(name, seconds)
-                if built is not None:  # the trees: every other group needs them
-                    pending |= {pool.submit(_run_group, g, built) for g in GROUPS}
+                meshes = built if built is not None else meshes
+                for g in ready(times, meshes is not None, submitted):
+                    submitted.add(g)
+                    pending.add(pool.submit(_run_group, g, meshes))
     return times
