@@ -77,6 +77,23 @@ def _ray_setup(origins, directions, r):
     )  # fmt: skip
 
 
+@njit(inline="always")
+def push_children_by_entry(stack, entries, top, f, tl, tr):
+    """Push children f and f + 1 that the ray enters (entry t below inf) with their
+    entry t, the farther first, so that the nearer is walked first and its hits prune
+    the other; returns the new stack top."""
+    near, far, t_near, t_far = f, f + 1, tl, tr
+    if tr < tl:
+        near, far, t_near, t_far = f + 1, f, tr, tl
+    if t_far != np.inf:
+        stack[top], entries[top] = far, t_far
+        top += 1
+    if t_near != np.inf:
+        stack[top], entries[top] = near, t_near
+        top += 1
+    return top
+
+
 @njit
 def cast_one(
     node_box, node_first, node_count, tris, prim, stack, entries, o, d, zero, inv,
@@ -132,16 +149,7 @@ def cast_one(
         reach = (best_t + best_e) * WIDEN  # the exact best t is at most best_t + best_e
         tl = box_entry(node_box, f, o, inv, zero, reach)
         tr = box_entry(node_box, f + 1, o, inv, zero, reach)
-        # push the farther child first so the nearer is walked first and prunes the other
-        near, far, t_near, t_far = f, f + 1, tl, tr
-        if tr < tl:
-            near, far, t_near, t_far = f + 1, f, tr, tl
-        if t_far != np.inf:
-            stack[top], entries[top] = far, t_far
-            top += 1
-        if t_near != np.inf:
-            stack[top], entries[top] = near, t_near
-            top += 1
+        top = push_children_by_entry(stack, entries, top, f, tl, tr)
     if best_s < 0:
         return np.inf, -1, 0.0, 0.0
     a, b, cc = load(tris, best_s)

@@ -24,7 +24,13 @@ import math
 import numpy as np
 from numba import njit, prange
 
-from hitbox._kernels.bvh_ray import WIDEN, box_entry, cast_one, ray_consts
+from hitbox._kernels.bvh_ray import (
+    WIDEN,
+    box_entry,
+    cast_one,
+    push_children_by_entry,
+    ray_consts,
+)
 from hitbox._kernels.closest import (
     NO_FACE,
     box_d2,
@@ -146,15 +152,7 @@ def raycast(tlas, objs, pack, rays, out, start, stop):
                 continue
             tl = box_entry(t_box, f, o, inv, zero, reach)
             tr = box_entry(t_box, f + 1, o, inv, zero, reach)
-            near, far, t_near, t_far = f, f + 1, tl, tr
-            if tr < tl:
-                near, far, t_near, t_far = f + 1, f, tr, tl
-            if t_far != np.inf:
-                nodes[top], entries[top] = far, t_far
-                top += 1
-            if t_near != np.inf:
-                nodes[top], entries[top] = near, t_near
-                top += 1
+            top = push_children_by_entry(nodes, entries, top, f, tl, tr)
         out_obj[r], out_face[r] = best_k, best_f
         out_t[r] = best_t if best_k >= 0 else np.inf
 
