@@ -42,22 +42,10 @@ def run_steps(
     objs, tf, ti, work, log, log_t, times, dt, now, horizon, threshold, method, flags,
     n_log, n_log_t, step0,
 ):  # fmt: skip
-    """:func:`_run_steps`, discrete or continuous (``flags`` bit 2) alike: one entry
-    point, as :func:`hitbox._kernels.scene.step` is one."""
-    return _run_steps(
-        objs, tf, ti, work, log, log_t, times, dt, now, horizon, threshold, method,
-        flags, n_log, n_log_t, step0,
-    )  # fmt: skip
-
-
-@njit(inline="always")
-def _run_steps(
-    objs, tf, ti, work, log, log_t, times, dt, now, horizon, threshold, method, flags,
-    n_log, n_log_t, step0,
-):  # fmt: skip
-    """Up to ``len(times)`` steps of ``dt`` from time ``now``, each as :func:`step`, in
-    one call, each step's end time written to ``times``; steps ending before the quiet
-    ``horizon`` only move the objects (the very arithmetic of a step). Each touching
+    """Up to ``len(times)`` steps of ``dt`` from time ``now``, each as :func:`step`
+    (discrete or continuous by ``flags`` bit 2), in one call, each step's end time
+    written to ``times``; steps ending before the quiet ``horizon`` only move the
+    objects (the very arithmetic of a step). Each touching
     pair is logged at column ``n_log`` on: its step (counted from ``step0``), i, j,
     contact time (float64 bits) and number of triangle pairs (mode all), those
     appended to ``log_t`` at ``n_log_t``.
