@@ -64,6 +64,7 @@ from hitbox import scene_queries as _queries
 from hitbox._kernels import pipeline as _k
 from hitbox._kernels import scene as _ks
 from hitbox._kernels import scene_layout as _kl
+from hitbox._direct_call import direct_entry
 from hitbox._scene_buffers import SceneBuffers
 from hitbox._scene_editing import SceneEditing
 from hitbox._scene_objects import (
@@ -91,6 +92,11 @@ MODES = ("any", "all", "contacts")
 RUN_MODES = ("any", "all")
 #: Broad-phase sweeps over the objects (see :class:`Scene`).
 BROADPHASES = ("auto", "sap", "brute")
+
+
+#: The step kernel as the Scene calls it: numba's dispatcher until its first call, then
+#: that overload's entry point (hitbox._direct_call: the buffers' types never change).
+_STEP = [_ks.step]
 
 
 class Scene(SceneEditing):
@@ -359,10 +365,15 @@ class Scene(SceneEditing):
         if self._trace_on:
             flags |= 2
         self._time = now = self._time + dt
-        n = _ks.step(
+        n = _STEP[0](
             buf.objs, buf.tree_f, buf.tree_i, buf.work, dt, now, self._threshold_value,
             self._sweep, flags,
         )  # fmt: skip
+        if _STEP[0] is _ks.step:  # resolved once, after numba has the overload
+            _STEP[0] = direct_entry(_ks.step, (
+                buf.objs, buf.tree_f, buf.tree_i, buf.work, dt, now,
+                self._threshold_value, self._sweep, flags,
+            ))  # fmt: skip
         if n < 0:
             n = buf.run_again(dt, now, self._threshold_value, self._sweep, flags)
         if n >= _FRONT_FLAG:
