@@ -61,10 +61,10 @@ import numpy as np
 from hitbox import _scene_brute as _brute
 from hitbox import _validate as v
 from hitbox import scene_queries as _queries
+from hitbox._direct_call import direct_entry
 from hitbox._kernels import pipeline as _k
 from hitbox._kernels import scene as _ks
 from hitbox._kernels import scene_layout as _kl
-from hitbox._direct_call import direct_entry
 from hitbox._scene_buffers import SceneBuffers
 from hitbox._scene_editing import SceneEditing
 from hitbox._scene_objects import (
