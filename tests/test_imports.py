@@ -11,6 +11,7 @@ LAYERS = {
     "_affine": 0,
     "_torus": 0,
     "_kernels": 1,
+    "_direct_call": 1,  # a compiled kernel called without numba's dispatch
     "_validate": 1,
     "io.common": 1,  # io's FileError and checks, under io.saved
     "io.saved": 1,  # saved trees' .npz format, read and written under bvh
