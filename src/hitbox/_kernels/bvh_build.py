@@ -28,20 +28,29 @@ def framed_bounds(pts, lo, hi, frame, box, cen):
     """Box and centre (mean of its points) of each point group of slots [lo, hi) in
     ``frame``'s coordinates (its columns); K = 0 gives the empty box and centre 0."""
     n_pts = pts.shape[1]
+    # the frame in scalars: stores into box and cen may alias it, so it was read again
+    # for every slot
+    f00, f10, f20 = frame[0, 0], frame[1, 0], frame[2, 0]
+    f01, f11, f21 = frame[0, 1], frame[1, 1], frame[2, 1]
+    f02, f12, f22 = frame[0, 2], frame[1, 2], frame[2, 2]
     for s in range(lo, hi):
-        for a in range(3):
-            f0, f1, f2 = frame[0, a], frame[1, a], frame[2, a]
-            u_lo = np.inf
-            u_hi = -np.inf
-            u_sum = 0.0
-            for q in range(n_pts):
-                u = pts[s, q, 0] * f0 + pts[s, q, 1] * f1 + pts[s, q, 2] * f2
-                u_lo = min(u_lo, u)
-                u_hi = max(u_hi, u)
-                u_sum += u
-            box[s, 0, a] = u_lo
-            box[s, 1, a] = u_hi
-            cen[s, a] = u_sum / n_pts if n_pts > 0 else 0.0
+        lo0 = lo1 = lo2 = np.inf
+        hi0 = hi1 = hi2 = -np.inf
+        sum0 = sum1 = sum2 = 0.0
+        for q in range(n_pts):
+            x, y, z = pts[s, q, 0], pts[s, q, 1], pts[s, q, 2]
+            u = x * f00 + y * f10 + z * f20
+            lo0, hi0, sum0 = min(lo0, u), max(hi0, u), sum0 + u
+            u = x * f01 + y * f11 + z * f21
+            lo1, hi1, sum1 = min(lo1, u), max(hi1, u), sum1 + u
+            u = x * f02 + y * f12 + z * f22
+            lo2, hi2, sum2 = min(lo2, u), max(hi2, u), sum2 + u
+        box[s, 0, 0], box[s, 0, 1], box[s, 0, 2] = lo0, lo1, lo2
+        box[s, 1, 0], box[s, 1, 1], box[s, 1, 2] = hi0, hi1, hi2
+        if n_pts > 0:
+            cen[s, 0], cen[s, 1], cen[s, 2] = sum0 / n_pts, sum1 / n_pts, sum2 / n_pts
+        else:
+            cen[s, 0] = cen[s, 1] = cen[s, 2] = 0.0
 
 
 @njit

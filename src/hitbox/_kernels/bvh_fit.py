@@ -122,25 +122,49 @@ FRAME_SLOTS = 8
 
 
 @njit
+def _copy_point(slot_pts, j, ext, m, r):
+    """ext[m, r] = point j of slot_pts (j: slot * points per slot + point)."""
+    n_pts = slot_pts.shape[1]
+    s, v = j // n_pts, j % n_pts
+    for q in range(3):
+        ext[m, r, q] = slot_pts[s, v, q]
+
+
+@njit
 def _world_extremes(slot_pts, node_first, node_count, m, ext):
     """ext[m, 2k] / ext[m, 2k + 1]: a point of node m with the least / greatest coordinate
     k; leaves from their points, inner nodes from their children's (bottom-up)."""
     f = node_first[m]
     if node_count[m] > 0:
-        for k in range(3):
-            for e in range(2):
-                for q in range(3):
-                    ext[m, 2 * k + e, q] = slot_pts[f, 0, q]
+        # the winners' values and (slot, point) in scalars, copied once at the end:
+        # through ext in memory every test reloaded it after the copies (a third of
+        # an OBB fit; benchmarks/README.md)
+        n_pts = slot_pts.shape[1]
+        lo0, lo1, lo2 = slot_pts[f, 0, 0], slot_pts[f, 0, 1], slot_pts[f, 0, 2]
+        hi0, hi1, hi2 = lo0, lo1, lo2
+        il0 = il1 = il2 = ih0 = ih1 = ih2 = f * n_pts
         for s in range(f, f + node_count[m]):
-            for v in range(slot_pts.shape[1]):
-                for k in range(3):
-                    x = slot_pts[s, v, k]
-                    if x < ext[m, 2 * k, k]:
-                        for q in range(3):
-                            ext[m, 2 * k, q] = slot_pts[s, v, q]
-                    if x > ext[m, 2 * k + 1, k]:
-                        for q in range(3):
-                            ext[m, 2 * k + 1, q] = slot_pts[s, v, q]
+            for v in range(n_pts):
+                x, y, z = slot_pts[s, v, 0], slot_pts[s, v, 1], slot_pts[s, v, 2]
+                j = s * n_pts + v
+                if x < lo0:
+                    lo0, il0 = x, j
+                if x > hi0:
+                    hi0, ih0 = x, j
+                if y < lo1:
+                    lo1, il1 = y, j
+                if y > hi1:
+                    hi1, ih1 = y, j
+                if z < lo2:
+                    lo2, il2 = z, j
+                if z > hi2:
+                    hi2, ih2 = z, j
+        _copy_point(slot_pts, il0, ext, m, 0)
+        _copy_point(slot_pts, ih0, ext, m, 1)
+        _copy_point(slot_pts, il1, ext, m, 2)
+        _copy_point(slot_pts, ih1, ext, m, 3)
+        _copy_point(slot_pts, il2, ext, m, 4)
+        _copy_point(slot_pts, ih2, ext, m, 5)
     else:
         for k in range(3):
             c = f if ext[f, 2 * k, k] <= ext[f + 1, 2 * k, k] else f + 1
@@ -321,80 +345,84 @@ def _box_interval(node_box, y, mu0, mu1, mu2, a0, a1, a2):
 
 
 @njit
-def _project_seed(px, py, pz, mu0, mu1, mu2, v, lo, hi, seeds, m):
-    """Project one point on the three axes; where it widens lo/hi, remember it in
-    seeds."""
-    d0 = px - mu0
-    d1 = py - mu1
-    d2 = pz - mu2
-    for a in range(3):
-        u = d0 * v[0, a] + d1 * v[1, a] + d2 * v[2, a]
-        if u < lo[a]:
-            lo[a] = u
-            seeds[m, 6 + 2 * a, 0], seeds[m, 6 + 2 * a, 1], seeds[m, 6 + 2 * a, 2] = (
-                px,
-                py,
-                pz,
-            )
-        if u > hi[a]:
-            hi[a] = u
-            seeds[m, 7 + 2 * a, 0], seeds[m, 7 + 2 * a, 1], seeds[m, 7 + 2 * a, 2] = (
-                px,
-                py,
-                pz,
-            )
-
-
-@njit
 def _project_slots(slot_pts, lo_s, hi_s, mu0, mu1, mu2, v, lo, hi, seeds, m):
+    """Project the points of slots [lo_s, hi_s) on the columns of v (relative to mu),
+    widening lo/hi; seeds[m, 6 + 2a] / seeds[m, 7 + 2a] take the point that last
+    widened lo[a] / hi[a] (first wins ties). ``seeds`` row m is not among those read.
+
+    lo/hi and the winners' indices in scalars, the points copied once at the end:
+    through the arrays every test reloaded them after each copy."""
+    n_pts = slot_pts.shape[1]
+    v00, v10, v20 = v[0, 0], v[1, 0], v[2, 0]
+    v01, v11, v21 = v[0, 1], v[1, 1], v[2, 1]
+    v02, v12, v22 = v[0, 2], v[1, 2], v[2, 2]
+    lo0, lo1, lo2 = lo[0], lo[1], lo[2]
+    hi0, hi1, hi2 = hi[0], hi[1], hi[2]
+    jl0 = jl1 = jl2 = jh0 = jh1 = jh2 = -1
     for s in range(lo_s, hi_s):
-        for q in range(slot_pts.shape[1]):
-            _project_seed(
-                slot_pts[s, q, 0],
-                slot_pts[s, q, 1],
-                slot_pts[s, q, 2],
-                mu0,
-                mu1,
-                mu2,
-                v,
-                lo,
-                hi,
-                seeds,
-                m,
-            )
-
-
-#: Seven directions (the 14-DOP's) whose extreme points start the candidate frames of
-#: :func:`_extreme_frames`.
-_DITO_DIRS = np.array(
-    [[1, 0, 0], [0, 1, 0], [0, 0, 1], [1, 1, 1], [1, 1, -1], [1, -1, 1], [1, -1, -1]],
-    dtype=np.float64,
-)
+        for q in range(n_pts):
+            d0 = slot_pts[s, q, 0] - mu0
+            d1 = slot_pts[s, q, 1] - mu1
+            d2 = slot_pts[s, q, 2] - mu2
+            j = s * n_pts + q
+            u0 = d0 * v00 + d1 * v10 + d2 * v20
+            u1 = d0 * v01 + d1 * v11 + d2 * v21
+            u2 = d0 * v02 + d1 * v12 + d2 * v22
+            lo0, jl0, hi0, jh0 = _widen(u0, lo0, jl0, hi0, jh0, j)
+            lo1, jl1, hi1, jh1 = _widen(u1, lo1, jl1, hi1, jh1, j)
+            lo2, jl2, hi2, jh2 = _widen(u2, lo2, jl2, hi2, jh2, j)
+    lo[0], lo[1], lo[2] = lo0, lo1, lo2
+    hi[0], hi[1], hi[2] = hi0, hi1, hi2
+    for r, j in ((6, jl0), (7, jh0), (8, jl1), (9, jh1), (10, jl2), (11, jh2)):
+        if j >= 0:
+            _copy_point(slot_pts, j, seeds, m, r)
 
 
 @njit
-def _extreme_frames(slot_pts, lo_s, hi_s, frames, ext, ulo, uhi, p):
+def _widen(u, lo, j_lo, hi, j_hi, j):
+    """A running least and greatest value with the index of each: first wins ties."""
+    if u < lo:
+        lo, j_lo = u, j
+    if u > hi:
+        hi, j_hi = u, j
+    return lo, j_lo, hi, j_hi
+
+
+@njit
+def _extreme_frames(slot_pts, lo_s, hi_s, frames, ext, p):
     """Up to three candidate OBB frames from the points' extremes (the idea of Larsson &
     Kallberg's DiTO): the farthest pair among the extreme points along seven directions
+    (the 14-DOP's: x, y, z, x + y + z, x + y - z, x - y + z, x - y - z)
     is a long edge, the point farthest from its line closes a large triangle, and each
     edge of that triangle with the triangle's normal is one frame (columns: edge,
     normal x edge, normal). Returns how many frames it wrote (0 for collinear points).
-    ``ext`` (7, 2, 3), ``ulo``, ``uhi`` (7,) and ``p`` (3, 3) are scratch: the caller's,
-    as this runs for most nodes of a tree."""
+    ``ext`` (7, 2, 3) and ``p`` (3, 3) are scratch: the caller's, as this runs for most
+    nodes of a tree."""
     n_pts = slot_pts.shape[1]
-    ulo[:] = np.inf
-    uhi[:] = -np.inf
+    if n_pts == 0 or hi_s <= lo_s:
+        return 0
+    # the 14 extremes' values and (slot, point) indices in scalars, the points copied
+    # once at the end (through arrays every test reloaded them after each copy); the
+    # seven directions written out: u = x * 1 + y * 0 + z * 0 rounds as x does
+    lx = ly = lz = la = lb = lc = ld = np.inf
+    hx = hy = hz = ha = hb = hc = hd = -np.inf
+    jlx = jly = jlz = jla = jlb = jlc = jld = 0
+    jhx = jhy = jhz = jha = jhb = jhc = jhd = 0
     for s in range(lo_s, hi_s):
         for q in range(n_pts):
             x, y, z = slot_pts[s, q, 0], slot_pts[s, q, 1], slot_pts[s, q, 2]
-            for k in range(7):
-                u = x * _DITO_DIRS[k, 0] + y * _DITO_DIRS[k, 1] + z * _DITO_DIRS[k, 2]
-                if u < ulo[k]:
-                    ulo[k] = u
-                    ext[k, 0, 0], ext[k, 0, 1], ext[k, 0, 2] = x, y, z
-                if u > uhi[k]:
-                    uhi[k] = u
-                    ext[k, 1, 0], ext[k, 1, 1], ext[k, 1, 2] = x, y, z
+            j = s * n_pts + q
+            lx, jlx, hx, jhx = _widen(x, lx, jlx, hx, jhx, j)
+            ly, jly, hy, jhy = _widen(y, ly, jly, hy, jhy, j)
+            lz, jlz, hz, jhz = _widen(z, lz, jlz, hz, jhz, j)
+            la, jla, ha, jha = _widen((x + y) + z, la, jla, ha, jha, j)
+            lb, jlb, hb, jhb = _widen((x + y) - z, lb, jlb, hb, jhb, j)
+            lc, jlc, hc, jhc = _widen((x - y) + z, lc, jlc, hc, jhc, j)
+            ld, jld, hd, jhd = _widen((x - y) - z, ld, jld, hd, jhd, j)
+    for k, jl, jh in ((0, jlx, jhx), (1, jly, jhy), (2, jlz, jhz), (3, jla, jha),
+                      (4, jlb, jhb), (5, jlc, jhc), (6, jld, jhd)):  # fmt: skip
+        _copy_point(slot_pts, jl, ext, k, 0)
+        _copy_point(slot_pts, jh, ext, k, 1)
     best = 0.0  # p: the triangle's corners, one per row
     for k in range(7):
         d0 = ext[k, 1, 0] - ext[k, 0, 0]
@@ -408,23 +436,23 @@ def _extreme_frames(slot_pts, lo_s, hi_s, frames, ext, ulo, uhi, p):
                 p[1, j] = ext[k, 1, j]
     if best == 0.0:
         return 0
-    e0, e1, e2 = p[1, 0] - p[0, 0], p[1, 1] - p[0, 1], p[1, 2] - p[0, 2]
+    o0, o1, o2 = p[0, 0], p[0, 1], p[0, 2]
+    e0, e1, e2 = p[1, 0] - o0, p[1, 1] - o1, p[1, 2] - o2
     far = 0.0
+    j_far = 0
     for s in range(lo_s, hi_s):
         for q in range(n_pts):
-            w0 = slot_pts[s, q, 0] - p[0, 0]
-            w1 = slot_pts[s, q, 1] - p[0, 1]
-            w2 = slot_pts[s, q, 2] - p[0, 2]
+            w0 = slot_pts[s, q, 0] - o0
+            w1 = slot_pts[s, q, 1] - o1
+            w2 = slot_pts[s, q, 2] - o2
             c0, c1, c2, c = _unit_cross(w0, w1, w2, e0, e1, e2)
             if c > far:
                 far = c
-                p[2, 0], p[2, 1], p[2, 2] = (
-                    slot_pts[s, q, 0],
-                    slot_pts[s, q, 1],
-                    slot_pts[s, q, 2],
-                )
+                j_far = s * n_pts + q
     if not far > 0.0:
         return 0  # collinear points: no plane, and the covariance frame serves
+    for c in range(3):
+        p[2, c] = slot_pts[j_far // n_pts, j_far % n_pts, c]
     f0, f1, f2 = p[2, 0] - p[0, 0], p[2, 1] - p[0, 1], p[2, 2] - p[0, 2]
     n0, n1, n2, nn = _unit_cross(e0, e1, e2, f0, f1, f2)
     if not nn > 0.0:
@@ -460,15 +488,21 @@ def _extreme_frames(slot_pts, lo_s, hi_s, frames, ext, ulo, uhi, p):
 @njit
 def _frame_extents(slot_pts, lo_s, hi_s, mu0, mu1, mu2, v, lo, hi):
     """lo/hi of the points' projections, relative to mu, on the columns of v."""
-    for a in range(3):
-        lo[a] = np.inf
-        hi[a] = -np.inf
+    v00, v10, v20 = v[0, 0], v[1, 0], v[2, 0]
+    v01, v11, v21 = v[0, 1], v[1, 1], v[2, 1]
+    v02, v12, v22 = v[0, 2], v[1, 2], v[2, 2]
+    lo0 = lo1 = lo2 = np.inf
+    hi0 = hi1 = hi2 = -np.inf
     for s in range(lo_s, hi_s):
         for q in range(slot_pts.shape[1]):
             d0 = slot_pts[s, q, 0] - mu0
             d1 = slot_pts[s, q, 1] - mu1
             d2 = slot_pts[s, q, 2] - mu2
-            for a in range(3):
-                u = d0 * v[0, a] + d1 * v[1, a] + d2 * v[2, a]
-                lo[a] = min(lo[a], u)
-                hi[a] = max(hi[a], u)
+            u = d0 * v00 + d1 * v10 + d2 * v20
+            lo0, hi0 = min(lo0, u), max(hi0, u)
+            u = d0 * v01 + d1 * v11 + d2 * v21
+            lo1, hi1 = min(lo1, u), max(hi1, u)
+            u = d0 * v02 + d1 * v12 + d2 * v22
+            lo2, hi2 = min(lo2, u), max(hi2, u)
+    lo[0], lo[1], lo[2] = lo0, lo1, lo2
+    hi[0], hi[1], hi[2] = hi0, hi1, hi2

@@ -93,7 +93,7 @@ def _scratch():
     """One lane's scratch for :func:`_fit_obb_node`: axes, extents, candidate frames."""
     return (
         np.empty((3, 3)), np.empty(3), np.empty(3), np.empty((3, 3, 3)), np.empty(3),
-        np.empty(3), np.empty((7, 2, 3)), np.empty(7), np.empty(7), np.empty((3, 3)),
+        np.empty(3), np.empty((7, 2, 3)), np.empty((3, 3)),
     )  # fmt: skip
 
 
@@ -105,7 +105,7 @@ def _fit_obb_node(
     """Fit node m's OBB (:func:`fit_obbs`); its children are fitted already. ``work``:
     a lane's scratch (:func:`_scratch`)."""
     n_pts = slot_pts.shape[1]
-    v, lo, hi, frames, clo, chi, ext, ulo, uhi, corners = work
+    v, lo, hi, frames, clo, chi, ext, corners = work
     f = node_first[m]
     _world_extremes(slot_pts, node_first, node_count, m, seeds)
     if node_count[m] > 0:
@@ -156,7 +156,7 @@ def _fit_obb_node(
         n_frames = 0
         if span_hi[m] - span_lo[m] <= FRAME_SLOTS:
             n_frames = _extreme_frames(
-                slot_pts, span_lo[m], span_hi[m], frames, ext, ulo, uhi, corners
+                slot_pts, span_lo[m], span_hi[m], frames, ext, corners
             )
         for k in range(n_frames):
             _frame_extents(

@@ -43,17 +43,29 @@ def _sah_bins(box, cen, lo, hi, cb, scale, n_bins, bin_count, bin_box):
             for k in range(3):
                 bin_box[a, b, 0, k] = np.inf
                 bin_box[a, b, 1, k] = -np.inf
+    c0, c1, c2 = cb[0, 0], cb[0, 1], cb[0, 2]
+    k0, k1, k2 = scale[0], scale[1], scale[2]
+    last = n_bins - 1
+    # the slot's box and centre in scalars first: stores into bin_box may alias box, so
+    # values read in the update loops were read again after every store
     for s in range(lo, hi):
-        for a in range(3):
-            b = min(int((cen[s, a] - cb[0, a]) * scale[a]), n_bins - 1)
+        x0, x1, x2 = box[s, 0, 0], box[s, 0, 1], box[s, 0, 2]
+        y0, y1, y2 = box[s, 1, 0], box[s, 1, 1], box[s, 1, 2]
+        b0 = min(int((cen[s, 0] - c0) * k0), last)
+        b1 = min(int((cen[s, 1] - c1) * k1), last)
+        b2 = min(int((cen[s, 2] - c2) * k2), last)
+        for a, b in ((0, b0), (1, b1), (2, b2)):
             bin_count[a, b] += 1
-            for k in range(3):
-                bin_box[a, b, 0, k] = min(bin_box[a, b, 0, k], box[s, 0, k])
-                bin_box[a, b, 1, k] = max(bin_box[a, b, 1, k], box[s, 1, k])
+            bin_box[a, b, 0, 0] = min(bin_box[a, b, 0, 0], x0)
+            bin_box[a, b, 0, 1] = min(bin_box[a, b, 0, 1], x1)
+            bin_box[a, b, 0, 2] = min(bin_box[a, b, 0, 2], x2)
+            bin_box[a, b, 1, 0] = max(bin_box[a, b, 1, 0], y0)
+            bin_box[a, b, 1, 1] = max(bin_box[a, b, 1, 1], y1)
+            bin_box[a, b, 1, 2] = max(bin_box[a, b, 1, 2], y2)
 
 
 @njit
-def _sah_best(cb, n_bins, cnt, bin_count, bin_box, acc, right_area):
+def _sah_best(cb, n_bins, cnt, bin_count, bin_box, right_area):
     """Sweep every axis's bin boundaries from both ends; return (axis, first right bin) of
     the cut with the least area-weighted count, or (-1, 0) if no axis can be cut."""
     best_cost = np.inf
@@ -62,30 +74,32 @@ def _sah_best(cb, n_bins, cnt, bin_count, bin_box, acc, right_area):
     for a in range(3):
         if not cb[1, a] > cb[0, a]:
             continue
-        for k in range(3):
-            acc[0, k] = np.inf
-            acc[1, k] = -np.inf
+        # the running box in scalars (through an array each bin's min/max was
+        # stored and read back)
+        l0 = l1 = l2 = np.inf
+        h0 = h1 = h2 = -np.inf
         for b in range(n_bins - 1, 0, -1):  # right_area[b]: bins b .. n_bins - 1
-            for k in range(3):
-                acc[0, k] = min(acc[0, k], bin_box[a, b, 0, k])
-                acc[1, k] = max(acc[1, k], bin_box[a, b, 1, k])
-            right_area[b] = _half_area(
-                acc[0, 0], acc[0, 1], acc[0, 2], acc[1, 0], acc[1, 1], acc[1, 2]
-            )
-        for k in range(3):
-            acc[0, k] = np.inf
-            acc[1, k] = -np.inf
+            l0 = min(l0, bin_box[a, b, 0, 0])
+            l1 = min(l1, bin_box[a, b, 0, 1])
+            l2 = min(l2, bin_box[a, b, 0, 2])
+            h0 = max(h0, bin_box[a, b, 1, 0])
+            h1 = max(h1, bin_box[a, b, 1, 1])
+            h2 = max(h2, bin_box[a, b, 1, 2])
+            right_area[b] = _half_area(l0, l1, l2, h0, h1, h2)
+        l0 = l1 = l2 = np.inf
+        h0 = h1 = h2 = -np.inf
         n_left = 0
         for b in range(n_bins - 1):
-            for k in range(3):
-                acc[0, k] = min(acc[0, k], bin_box[a, b, 0, k])
-                acc[1, k] = max(acc[1, k], bin_box[a, b, 1, k])
+            l0 = min(l0, bin_box[a, b, 0, 0])
+            l1 = min(l1, bin_box[a, b, 0, 1])
+            l2 = min(l2, bin_box[a, b, 0, 2])
+            h0 = max(h0, bin_box[a, b, 1, 0])
+            h1 = max(h1, bin_box[a, b, 1, 1])
+            h2 = max(h2, bin_box[a, b, 1, 2])
             n_left += bin_count[a, b]
             if n_left == 0 or n_left == cnt:
                 continue
-            left_area = _half_area(
-                acc[0, 0], acc[0, 1], acc[0, 2], acc[1, 0], acc[1, 1], acc[1, 2]
-            )
+            left_area = _half_area(l0, l1, l2, h0, h1, h2)
             cost = left_area * n_left + right_area[b + 1] * (cnt - n_left)
             if cost < best_cost:
                 best_cost = cost
@@ -95,7 +109,10 @@ def _sah_best(cb, n_bins, cnt, bin_count, bin_box, acc, right_area):
 
 
 @njit
-def _swap_points(pts, i, j):
+def _swap_points(order, centres, pts, i, j):
+    order[i], order[j] = order[j], order[i]
+    for k in range(3):
+        centres[i, k], centres[j, k] = centres[j, k], centres[i, k]
     for q in range(pts.shape[1]):
         for k in range(3):
             pts[i, q, k], pts[j, q, k] = pts[j, q, k], pts[i, q, k]
@@ -143,7 +160,6 @@ def _sah_split(
     bin_count = np.zeros((3, n_bins), np.intp)
     bin_box = np.empty((3, n_bins, 2, 3))
     right_area = np.empty(n_bins)
-    acc = np.empty((2, 3))
     cb = np.empty((2, 3))
     scale = np.empty(3)
     top = push_open(stack, 0, root, lo0, hi0, d0)
@@ -164,30 +180,33 @@ def _sah_split(
         if oriented:
             _node_frame(pts, lo, hi, frame)
             framed_bounds(pts, lo, hi, frame, box, cen)
-        for k in range(3):
-            cb[0, k] = np.inf
-            cb[1, k] = -np.inf
+        l0 = l1 = l2 = np.inf
+        h0 = h1 = h2 = -np.inf
         for s in range(lo, hi):
-            for k in range(3):
-                cb[0, k] = min(cb[0, k], cen[s, k])
-                cb[1, k] = max(cb[1, k], cen[s, k])
+            l0, h0 = min(l0, cen[s, 0]), max(h0, cen[s, 0])
+            l1, h1 = min(l1, cen[s, 1]), max(h1, cen[s, 1])
+            l2, h2 = min(l2, cen[s, 2]), max(h2, cen[s, 2])
+        cb[0, 0], cb[0, 1], cb[0, 2] = l0, l1, l2
+        cb[1, 0], cb[1, 1], cb[1, 2] = h0, h1, h2
         n_b = min(n_bins, cnt)  # small nodes: no more bins than primitives
         for k in range(3):
             ext = cb[1, k] - cb[0, k]
             scale[k] = n_b / ext if ext > 0.0 else 0.0
         _sah_bins(box, cen, lo, hi, cb, scale, n_b, bin_count, bin_box)
-        a, cut = _sah_best(cb, n_b, cnt, bin_count, bin_box, acc, right_area)
+        a, cut = _sah_best(cb, n_b, cnt, bin_count, bin_box, right_area)
         mid = lo + cnt // 2  # all centres coincide: any halving will do
         if a >= 0:
             i = lo
             j = hi - 1
+            origin, per_bin = cb[0, a], scale[a]  # not read again after each swap
             while i <= j:
-                if min(int((cen[i, a] - cb[0, a]) * scale[a]), n_b - 1) < cut:
+                if min(int((cen[i, a] - origin) * per_bin), n_b - 1) < cut:
                     i += 1
                 else:
-                    _swap(order, box, cen, i, j)
-                    if oriented:
-                        _swap_points(pts, i, j)
+                    if oriented:  # boxes are taken again in each child's frame
+                        _swap_points(order, cen, pts, i, j)
+                    else:
+                        _swap(order, box, cen, i, j)
                     j -= 1
             if lo < i < hi:
                 mid = i
