@@ -13,12 +13,13 @@ Each time is the min and median of ``REPEATS`` builds after one warm-up build (t
 compiles or loads the kernels from numba's cache). Every row is timed alternately with a
 Coal OBB build (``coal_median_s``), so both see the same load on a shared machine;
 ``ratio_vs_coal`` is that Coal median over the row's median: above 1, faster than Coal.
-Beside each hitbox row, the tree's quality (:class:`_Quality`): a fixed query workload's
+Beside each hitbox row, the tree's quality (:func:`_quality`): a fixed query workload's
 time per pose and, for OBB trees, the sums of node volumes and areas, each also as a
 ratio against the default method's tree of that kind. Coal's Python API does not expose
-its nodes, so its trees have no such columns. A ``compile`` row times the first build of every method x kind in a fresh process with an
-empty numba cache (``cold_s``), then again in a second process that loads that cache
-(``cached_s``). Run alone with ``python -m benchmarks.bench_bvh_build [--quick]``.
+its nodes, so its trees have no such columns. A ``compile`` row times the first build of
+every method x kind in a fresh process with an empty numba cache (``cold_s``), then
+again in a second process that loads that cache (``cached_s``). Run alone with
+``python -m benchmarks.bench_bvh_build [--quick]``.
 """
 
 import os
@@ -36,7 +37,7 @@ from benchmarks.timing import environment, measure
 from hitbox.bvh import BVH, KINDS, METHODS
 
 REPEATS = 3
-QUERY_POSES, QUERY_REPEATS = 300, 5
+QUERY_POSES, QUERY_REPEATS = 300, 7
 SIZES = {"20k": (100, 100), "500k": (500, 500)}  # major x minor sections: 2 * a * b faces
 
 
@@ -58,85 +59,67 @@ def run(quick=False):
         if fcl_build is not None:
             t, base = _paired(fcl_build, coal_build)
             rows.append({**scene, "impl": "fcl_obbrss", **_times(t, base)})
-        quality = _Quality(vertices, faces)
+        trees, built = {}, []
         for method in METHODS:
             for kind in KINDS:
                 t, base = _paired(
                     lambda m=method, k=kind, t=triangles: BVH.build(t, node=k, method=m),
                     coal_build,
                 )
-                tree = BVH.build(triangles, node=kind, method=method)
-                rows.append(
-                    {
-                        **scene,
-                        "impl": f"hitbox_{method}_{kind}",
-                        **_times(t, base),
-                        **quality.of(tree),
-                    }
-                )
+                trees[method, kind] = BVH.build(triangles, node=kind, method=method)
+                row = {**scene, "impl": f"hitbox_{method}_{kind}", **_times(t, base)}
+                built.append(row)
+                rows.append(row)
+        quality = _quality(vertices, faces, trees)
+        for row, key in zip(built, trees, strict=True):
+            row.update(quality[key])
     rows.append({"bench": "bvh_build", "impl": "compile", **compile_times()})
     return rows
 
 
-class _Quality:
+def _quality(vertices, faces, trees):
     """Tree quality beside the build time (a faster build that answers slower does not
-    count): the query time of a fixed workload, ``A.intersect_many(A, poses)`` on one
-    thread over ``QUERY_POSES`` poses of the torus against itself (a third touching, a
-    third near misses, a third apart: :func:`benchmarks.bench_mesh.make_poses`), least
-    of ``QUERY_REPEATS``; and for OBB trees the sums of node volumes and surface areas.
-    ``*_vs_default``: the default method's tree of the same kind over this one's (above
-    1: this tree answers faster, or is tighter)."""
+    count), for each (method, kind) of ``trees``: the query time of a fixed workload,
+    ``A.intersect_many(A, poses)`` on one thread over ``QUERY_POSES`` poses of the torus
+    against itself (a third touching, a third near misses, a third apart:
+    :func:`benchmarks.bench_mesh.make_poses`), least of ``QUERY_REPEATS`` rounds over
+    every tree in turn (so all see the same load); for OBB trees the sums of node
+    volumes and surface areas. ``*_vs_default``: the default method's tree of the same
+    kind over this one's (above 1: this tree answers faster, or is tighter)."""
+    from benchmarks.bench_mesh import make_poses
+    from hitbox.bvh import DEFAULT_METHOD
+    from hitbox.mesh import TriangleMesh
 
-    def __init__(self, vertices, faces):
-        from benchmarks.bench_mesh import make_poses
-        from hitbox.mesh import TriangleMesh
-
-        self.vertices, self.faces = vertices, faces
-        probe = TriangleMesh(vertices, faces, node="obb")
-        self.poses, _ = make_poses(probe, probe, QUERY_POSES, seed=0)
-        self.default = {}  # kind: the default method's row
-
-    def of(self, tree):
-        """The quality row of ``tree``, with ratios against the default tree's."""
-        if tree.kind not in self.default:
-            triangles = np.ascontiguousarray(self.vertices[self.faces])
-            self.default[tree.kind] = self._measure(BVH.build(triangles, node=tree.kind))
-        row = self._measure(tree)
-        ref = self.default[tree.kind]
+    probe = TriangleMesh(vertices, faces, node="obb")
+    poses, _ = make_poses(probe, probe, QUERY_POSES, seed=0)
+    meshes = {key: TriangleMesh(vertices, faces, bvh=tree) for key, tree in trees.items()}
+    best = dict.fromkeys(trees, np.inf)
+    threads = numba.get_num_threads()
+    numba.set_num_threads(1)
+    try:
+        for mesh in meshes.values():
+            mesh.intersect_many(mesh, poses)
+        for _ in range(QUERY_REPEATS):
+            for key, mesh in meshes.items():
+                seconds = _seconds(lambda m=mesh: m.intersect_many(m, poses))
+                best[key] = min(best[key], seconds)
+    finally:
+        numba.set_num_threads(threads)
+    out = {}
+    for (method, kind), tree in trees.items():
+        row = {"query_us": 1e6 * best[method, kind] / len(poses)}
+        if kind == "obb":
+            half = np.asarray(tree.node_bv.half)
+            row["obb_volume"] = float((8.0 * half.prod(axis=1)).sum())
+            faces_area = half[:, 0] * half[:, 1] + half[:, 1] * half[:, 2]
+            row["obb_area"] = float((8.0 * (faces_area + half[:, 2] * half[:, 0])).sum())
+        out[method, kind] = row
+    for (_, kind), row in out.items():
+        ref = out[DEFAULT_METHOD[kind], kind]
         for key in ("query_us", "obb_volume", "obb_area"):
             if key in row:
                 row[f"{key}_vs_default"] = ref[key] / row[key]
-        return row
-
-    def _measure(self, tree):
-        from hitbox.mesh import TriangleMesh
-
-        mesh = TriangleMesh(self.vertices, self.faces, bvh=tree)
-        threads = numba.get_num_threads()
-        numba.set_num_threads(1)
-        try:
-            mesh.intersect_many(mesh, self.poses)
-            best = min(
-                _seconds(lambda: mesh.intersect_many(mesh, self.poses))
-                for _ in range(QUERY_REPEATS)
-            )
-        finally:
-            numba.set_num_threads(threads)
-        row = {"query_us": 1e6 * best / len(self.poses)}
-        if tree.kind == "obb":
-            half = np.asarray(tree.node_bv.half)
-            row["obb_volume"] = float((8.0 * half.prod(axis=1)).sum())
-            row["obb_area"] = float(
-                (
-                    8.0
-                    * (
-                        half[:, 0] * half[:, 1]
-                        + half[:, 1] * half[:, 2]
-                        + half[:, 2] * half[:, 0]
-                    )
-                ).sum()
-            )
-        return row
+    return out
 
 
 def _seconds(fn):
