@@ -779,7 +779,7 @@ def test_works_without_the_jit():
 
 
 @pytest.mark.parametrize("method", ["sah", "oriented_sah"])
-@pytest.mark.parametrize("n", [1, 7, 2_047, 2_049, 9_000])
+@pytest.mark.parametrize("n", [1, 7, 511, 513, 2_049, 9_000])
 def test_parallel_builds_are_the_tree_of_one_thread(method, n):
     """SAH builds split the top on one thread and build the subtrees below
     bvh_sah.task_size in parallel, then stitch them: the tree (every array, every node

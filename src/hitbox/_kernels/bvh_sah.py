@@ -21,8 +21,10 @@ from hitbox._kernels.bvh_build import (
 )
 from hitbox._kernels.covariance import eigvecs_sym3, moment_sums
 
-#: Subtrees of at most this many primitives (or N/32, if larger) are built as tasks.
-TASK_MIN = 2048
+#: Subtrees of at most N/4 primitives (or this many, if more) are built as tasks: a
+#: few levels split on one thread, then about four subtrees at once
+#: (benchmarks/README.md).
+TASK_MIN = 512
 
 
 @njit
@@ -218,7 +220,7 @@ def _sah_split(
 @njit(nogil=True)
 def task_size(n):
     """Primitives per parallel subtree for a build over n (independent of threads)."""
-    return max(TASK_MIN, n // 32)
+    return max(TASK_MIN, n // 4)
 
 
 @njit(nogil=True, parallel=True)
