@@ -66,6 +66,16 @@ def _sah_bins(box, cen, lo, hi, cb, scale, n_bins, bin_count, bin_box):
             bin_box[a, b, 1, 2] = max(bin_box[a, b, 1, 2], y2)
 
 
+@njit(inline="always")
+def _grown(bin_box, a, b, l0, l1, l2, h0, h1, h2):
+    """The box (l, h) grown by bin b of axis a."""
+    return (
+        min(l0, bin_box[a, b, 0, 0]), min(l1, bin_box[a, b, 0, 1]),
+        min(l2, bin_box[a, b, 0, 2]), max(h0, bin_box[a, b, 1, 0]),
+        max(h1, bin_box[a, b, 1, 1]), max(h2, bin_box[a, b, 1, 2]),
+    )  # fmt: skip
+
+
 @njit
 def _sah_best(cb, n_bins, cnt, bin_count, bin_box, right_area):
     """Sweep every axis's bin boundaries from both ends; return (axis, first right bin) of
@@ -81,23 +91,13 @@ def _sah_best(cb, n_bins, cnt, bin_count, bin_box, right_area):
         l0 = l1 = l2 = np.inf
         h0 = h1 = h2 = -np.inf
         for b in range(n_bins - 1, 0, -1):  # right_area[b]: bins b .. n_bins - 1
-            l0 = min(l0, bin_box[a, b, 0, 0])
-            l1 = min(l1, bin_box[a, b, 0, 1])
-            l2 = min(l2, bin_box[a, b, 0, 2])
-            h0 = max(h0, bin_box[a, b, 1, 0])
-            h1 = max(h1, bin_box[a, b, 1, 1])
-            h2 = max(h2, bin_box[a, b, 1, 2])
+            l0, l1, l2, h0, h1, h2 = _grown(bin_box, a, b, l0, l1, l2, h0, h1, h2)
             right_area[b] = _half_area(l0, l1, l2, h0, h1, h2)
         l0 = l1 = l2 = np.inf
         h0 = h1 = h2 = -np.inf
         n_left = 0
         for b in range(n_bins - 1):
-            l0 = min(l0, bin_box[a, b, 0, 0])
-            l1 = min(l1, bin_box[a, b, 0, 1])
-            l2 = min(l2, bin_box[a, b, 0, 2])
-            h0 = max(h0, bin_box[a, b, 1, 0])
-            h1 = max(h1, bin_box[a, b, 1, 1])
-            h2 = max(h2, bin_box[a, b, 1, 2])
+            l0, l1, l2, h0, h1, h2 = _grown(bin_box, a, b, l0, l1, l2, h0, h1, h2)
             n_left += bin_count[a, b]
             if n_left == 0 or n_left == cnt:
                 continue
