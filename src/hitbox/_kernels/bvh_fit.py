@@ -137,8 +137,7 @@ def _world_extremes(slot_pts, node_first, node_count, m, ext):
     f = node_first[m]
     if node_count[m] > 0:
         # the winners' values and (slot, point) in scalars, copied once at the end:
-        # through ext in memory every test reloaded it after the copies (a third of
-        # an OBB fit; benchmarks/README.md)
+        # through ext in memory every test read it again after the copies
         n_pts = slot_pts.shape[1]
         lo0, lo1, lo2 = slot_pts[f, 0, 0], slot_pts[f, 0, 1], slot_pts[f, 0, 2]
         hi0, hi1, hi2 = lo0, lo1, lo2
