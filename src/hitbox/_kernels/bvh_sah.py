@@ -111,7 +111,9 @@ def _sah_best(cb, n_bins, cnt, bin_count, bin_box, right_area):
 
 
 @njit
-def _swap_points(order, centres, pts, i, j):
+def _swap_framed(order, centres, pts, i, j):
+    """:func:`_swap` for oriented builds: order, centres and points, not the boxes, which
+    each child takes again in its own frame."""
     order[i], order[j] = order[j], order[i]
     for k in range(3):
         centres[i, k], centres[j, k] = centres[j, k], centres[i, k]
@@ -205,8 +207,8 @@ def _sah_split(
                 if min(int((cen[i, a] - origin) * per_bin), n_b - 1) < cut:
                     i += 1
                 else:
-                    if oriented:  # boxes are taken again in each child's frame
-                        _swap_points(order, cen, pts, i, j)
+                    if oriented:
+                        _swap_framed(order, cen, pts, i, j)
                     else:
                         _swap(order, box, cen, i, j)
                     j -= 1
