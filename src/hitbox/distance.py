@@ -17,7 +17,9 @@ import numpy as np
 from hitbox import _affine
 from hitbox import _validate as v
 from hitbox._kernels import distance as _kd
+from hitbox._kernels import distance_calls as _calls
 from hitbox._kernels.rigid import split_transforms
+from hitbox._mesh_hull import hull_parts
 
 
 class MeshDistance(NamedTuple):
@@ -87,9 +89,13 @@ def _options(max_distance, rtol, atol):
 
 
 def _args(a, b):
+    """Both meshes' parts for :mod:`hitbox._kernels.distance_calls`: each its walk's
+    arrays and its hull's."""
     return (
-        *node_boxes(a), a.bvh.node_first, a.bvh.node_count, a._slot_tris, a._args[6],
-        *node_boxes(b), b.bvh.node_first, b.bvh.node_count, b._slot_tris,
+        (*node_boxes(a), a.bvh.node_first, a.bvh.node_count, a._slot_tris, a._args[6]),
+        hull_parts(a),
+        (*node_boxes(b), b.bvh.node_first, b.bvh.node_count, b._slot_tris),
+        hull_parts(b),
     )  # fmt: skip
 
 
@@ -115,7 +121,7 @@ def distance(a, b, transform=None, *, max_distance=np.inf, rtol=0.0, atol=0.0):
         and transform.shape == (4, 4)
         and transform.flags.c_contiguous
     ):  # the common case: checked and answered in one compiled call
-        d = _kd.mesh_distance_posed(
+        d = _calls.one_posed(
             *_args(a, b), transform, max(a._size(), b._size()), v.SQUARES_SAFE_EXP,
             depth, upper, rtol, atol, out_f, out_i,
         )  # fmt: skip
@@ -125,8 +131,8 @@ def distance(a, b, transform=None, *, max_distance=np.inf, rtol=0.0, atol=0.0):
     g = _scale_one(a, b, trans)
     if g != 1.0:  # the same problem where products of squared lengths cannot overflow
         a, b, trans, upper, atol = a._twin(g), b._twin(g), trans * g, upper * g, atol * g
-    d = _kd.mesh_distance(*_args(a, b), rot, trans, depth, upper, rtol, atol, out_f,
-                          out_i)  # fmt: skip
+    d = _calls.one_pose(*_args(a, b), rot, trans, depth, upper, rtol, atol, out_f,
+                        out_i)  # fmt: skip
     return _answer(a, b, d, out_f, out_i, upper, rtol, atol, g)
 
 
@@ -165,7 +171,7 @@ def distance_many(a, b, transforms, *, max_distance=np.inf, rtol=0.0, atol=0.0):
     out_i = np.empty((k, 2), np.intp)
     depth = a.bvh.depth + b.bvh.depth + 4
     threads = numba.get_num_threads()
-    many = _kd.mesh_distance_many if k >= 8 and threads > 1 else _kd.mesh_distance_serial
+    many = _calls.many_poses if k >= 8 and threads > 1 else _calls.serial_poses
     if k:
         many(*_args(a, b), rots, transes, depth, upper, rtol, atol, out_d, out_f, out_i)
     found = out_i[:, 0] >= 0

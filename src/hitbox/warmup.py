@@ -23,7 +23,7 @@ import time
 COMMAND_KERNELS = {
     "collide": (("bvh_sah", "build_sah_oriented"), ("collide", "collide_any")),
     "collide --all": (("bvh_sah", "build_sah_oriented"), ("collide", "collide")),
-    "distance": (("bvh_sah", "build_sah_oriented"), ("distance", "mesh_distance")),
+    "distance": (("bvh_sah", "build_sah_oriented"), ("distance_calls", "one_posed")),
     "points": (("bvh_sah", "build_sah_oriented"), ("closest", "closest_parallel")),
     "raycast": (("bvh_sah", "build_sah_oriented"), ("bvh_ray", "cast_parallel")),
     "info": (("bvh_sah", "build_sah_oriented"),),

@@ -19,10 +19,9 @@ bound that reaches the best distance so far.
 import math
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 from hitbox._kernels.closest import closest_point_on
-from hitbox._kernels.rigid import split_transforms
 from hitbox._kernels.triangle_overlap import tri_tri_overlap
 from hitbox._kernels.triangle_points import load, load_xf
 
@@ -499,71 +498,6 @@ def mesh_distance(
     if out_i[0] < 0:
         return np.inf
     return math.sqrt(best)
-
-
-@njit(cache=True, nogil=True)
-def mesh_distance_posed(
-    ac, ah, ar, a_first, a_count, a_tris, a_sbox,
-    bc, bh, br, b_first, b_count, b_tris,
-    pose, size, safe_exp, depth, upper, rtol, atol, out_f, out_i,
-):  # fmt: skip
-    """:func:`mesh_distance` for one 4x4 ``pose``, checked here (one compiled call a
-    query, not three). out_i[2]: 0 when it answered; 1 when the pose is not rigid
-    (:func:`hitbox._kernels.rigid.split_transforms`); 2 when max(``size``, the
-    translation's magnitude) lies outside [2**-safe_exp, 2**safe_exp], where squared
-    lengths may overflow or vanish (the caller solves it scaled). Returns the distance,
-    inf when out_i[2] > 0."""
-    rot = np.empty((1, 3, 3))
-    trans = np.empty((1, 3))
-    if split_transforms(pose.reshape((1, 4, 4)), True, rot, trans) >= 0:
-        out_i[2] = 1
-        return np.inf
-    big = size
-    for r in range(3):
-        big = max(big, abs(trans[0, r]))
-    if big != 0.0 and not (
-        math.ldexp(1.0, -safe_exp) <= big <= math.ldexp(1.0, safe_exp)
-    ):
-        out_i[2] = 2
-        return np.inf
-    out_i[2] = 0
-    return mesh_distance(
-        ac, ah, ar, a_first, a_count, a_tris, a_sbox,
-        bc, bh, br, b_first, b_count, b_tris,
-        rot[0], trans[0], depth, upper, rtol, atol, out_f, out_i,
-    )  # fmt: skip
-
-
-@njit(cache=True, nogil=True, parallel=True)
-def mesh_distance_many(
-    ac, ah, ar, a_first, a_count, a_tris, a_sbox,
-    bc, bh, br, b_first, b_count, b_tris,
-    rots, transes, depth, upper, rtol, atol, out_d, out_f, out_i,
-):  # fmt: skip
-    """:func:`mesh_distance` for K poses in parallel: out_d (K,), out_f (K, 6),
-    out_i (K, 2)."""
-    for p in prange(len(rots)):
-        q = slice(p, p + 1)
-        mesh_distance_serial(
-            ac, ah, ar, a_first, a_count, a_tris, a_sbox, bc, bh, br, b_first, b_count,
-            b_tris, rots[q], transes[q], depth, upper, rtol, atol, out_d[q], out_f[q],
-            out_i[q],
-        )  # fmt: skip
-
-
-@njit(cache=True, nogil=True)
-def mesh_distance_serial(
-    ac, ah, ar, a_first, a_count, a_tris, a_sbox,
-    bc, bh, br, b_first, b_count, b_tris,
-    rots, transes, depth, upper, rtol, atol, out_d, out_f, out_i,
-):  # fmt: skip
-    """:func:`mesh_distance_many` on one thread (few poses)."""
-    for p in range(len(rots)):
-        out_d[p] = mesh_distance(
-            ac, ah, ar, a_first, a_count, a_tris, a_sbox,
-            bc, bh, br, b_first, b_count, b_tris,
-            rots[p], transes[p], depth, upper, rtol, atol, out_f[p], out_i[p],
-        )  # fmt: skip
 
 
 @njit(cache=True, nogil=True)

@@ -1,0 +1,296 @@
+"""Mesh-mesh distance certified by the meshes' convex hulls, before any tree walk.
+
+Each mesh lies inside its convex hull, so the hulls' distance bounds the meshes' from
+below. GJK on the hulls (support points found by climbing the hull's vertex graph from
+the last one: on a convex polytope a vertex no neighbour beats is the farthest) gives a
+closest pair of hull points x_a, x_b. Along n = (x_b - x_a) / |x_b - x_a| every point of
+A projects at most max n.a and every point of B at least min n.b, over the hull vertices
+and the points qhull found coplanar with its facets (every other point lies inside by
+more than qhull's rounding): L = min n.b - max n.a, less its rounding, is a lower bound
+on the mesh distance whatever GJK's accuracy. The triangles of each mesh around the
+closest hull feature (the fans of its vertices within rounding of x_a, x_b) give an
+upper bound U, an actual triangle pair's distance. When U reaches L to the query's
+tolerance (and 1e-12 relative), U is the answer: the hulls touch the meshes where they
+are nearest, as for most poses of meshes apart (Gilbert, Johnson, Keerthi 1988).
+Otherwise the caller walks the trees.
+"""
+
+import math
+
+import numpy as np
+from numba import njit
+
+from hitbox._kernels.closest import closest_point_on
+from hitbox._kernels.distance import REL_EPS, tri_tri_distance
+from hitbox._kernels.gjk import closest, witnesses
+from hitbox._kernels.triangle_points import load, load_xf
+
+MAX_ITER = 64
+#: GJK stops when an iteration gains less than this, relative: far below REL_EPS, so
+#: the separating direction it leaves is as good as rounding allows.
+GAIN = 1e-15
+#: Candidate triangles kept per mesh (a vertex fan or two; more only makes U lower).
+CANDIDATES = 32
+#: Hull vertices that may tie at the top of a projection before the certificate gives
+#: up (a flat facet facing the other mesh ties all its vertices).
+SEEN = 256
+_EPS = 2.220446049250313e-16
+
+NOT_CERTIFIED = -1.0
+
+
+@njit(inline="always")
+def _climb(pts, first, nb, start, dx, dy, dz):
+    """The hull vertex farthest along d, climbing from ``start`` to the best neighbour
+    until none is farther."""
+    best = start
+    top = pts[start, 0] * dx + pts[start, 1] * dy + pts[start, 2] * dz
+    while True:
+        here = best
+        for e in range(first[here], first[here + 1]):
+            u = nb[e]
+            du = pts[u, 0] * dx + pts[u, 1] * dy + pts[u, 2] * dz
+            if du > top:
+                top = du
+                best = u
+        if best == here:
+            return best
+
+
+@njit(inline="always")
+def _support(pts, first, nb, starts, last, dx, dy, dz):
+    """The hull vertex farthest along d, climbed from the best of the last one and the
+    start vertices (GJK's early directions jump; a climb across the hull is long)."""
+    best = last
+    top = pts[last, 0] * dx + pts[last, 1] * dy + pts[last, 2] * dz
+    for k in range(len(starts)):
+        v = starts[k]
+        h = pts[v, 0] * dx + pts[v, 1] * dy + pts[v, 2] * dz
+        if h > top:
+            top = h
+            best = v
+    return _climb(pts, first, nb, best, dx, dy, dz)
+
+
+@njit(inline="always")
+def _store(ws, n, ia, ib, i, j, ax, ay, az, bx, by, bz):
+    """Row n of the simplex: w = a - b, a, b, and the hull vertices they came from."""
+    ws[n, 0], ws[n, 1], ws[n, 2] = ax - bx, ay - by, az - bz
+    ws[n, 3], ws[n, 4], ws[n, 5] = ax, ay, az
+    ws[n, 6], ws[n, 7], ws[n, 8] = bx, by, bz
+    ia[n] = i
+    ib[n] = j
+
+
+@njit(cache=True, nogil=True)
+def hull_gjk(hull_a, hull_b, rot, trans, ws, ia, ib):
+    """GJK on hull A and hull B moved by (rot, trans) (:func:`certify`'s hulls).
+    Returns (separated, n): the simplex in ``ws[:n]`` (layout of
+    :mod:`hitbox._kernels.gjk`) with its hull vertices in ``ia[:n]``, ``ib[:n]``;
+    separated False when the hulls meet or GJK did not settle."""
+    ha, fa, na, sta = hull_a[0], hull_a[1], hull_a[2], hull_a[3]
+    hb, fb, nb, stb = hull_b[0], hull_b[1], hull_b[2], hull_b[3]
+    lam = ws[4]
+    # first supports along the line from B's origin to A's, climbed from the starts
+    lx = rot[0, 0] * trans[0] + rot[1, 0] * trans[1] + rot[2, 0] * trans[2]
+    ly = rot[0, 1] * trans[0] + rot[1, 1] * trans[1] + rot[2, 1] * trans[2]
+    lz = rot[0, 2] * trans[0] + rot[1, 2] * trans[1] + rot[2, 2] * trans[2]
+    i = _support(ha, fa, na, sta, sta[0], trans[0], trans[1], trans[2])
+    j = _support(hb, fb, nb, stb, stb[0], -lx, -ly, -lz)
+    bx, by, bz = _moved(hb, j, rot, trans)
+    _store(ws, 0, ia, ib, i, j, ha[i, 0], ha[i, 1], ha[i, 2], bx, by, bz)
+    ws[0, 9] = 1.0
+    n = 1
+    vx, vy, vz = ws[0, 0], ws[0, 1], ws[0, 2]
+    for _ in range(MAX_ITER):
+        vv = vx * vx + vy * vy + vz * vz
+        if not vv > 0.0:
+            return False, n
+        i = _support(ha, fa, na, sta, i, -vx, -vy, -vz)
+        # B's support along v, found in B's frame
+        lx = rot[0, 0] * vx + rot[1, 0] * vy + rot[2, 0] * vz
+        ly = rot[0, 1] * vx + rot[1, 1] * vy + rot[2, 1] * vz
+        lz = rot[0, 2] * vx + rot[1, 2] * vy + rot[2, 2] * vz
+        j = _support(hb, fb, nb, stb, j, lx, ly, lz)
+        for p in range(n):
+            if ia[p] == i and ib[p] == j:
+                return True, n  # no new support pair: v is the hulls' closest
+        bx, by, bz = _moved(hb, j, rot, trans)
+        wx, wy, wz = ha[i, 0] - bx, ha[i, 1] - by, ha[i, 2] - bz
+        if vv - (vx * wx + vy * wy + vz * wz) <= GAIN * vv:
+            return True, n
+        _store(ws, n, ia, ib, i, j, ha[i, 0], ha[i, 1], ha[i, 2], bx, by, bz)
+        for p in range(n + 1):
+            lam[p] = 0.0
+        m, ux, uy, uz = closest(ws, n + 1, lam)
+        if m == 4:
+            return False, 4
+        if ux * ux + uy * uy + uz * uz >= vv:
+            return False, n  # no progress: a sliver simplex, let the walk decide
+        k = 0
+        for p in range(n + 1):  # the same rows closest kept, in order
+            if lam[p] > 0.0:
+                ia[k] = ia[p]
+                ib[k] = ib[p]
+                k += 1
+        n, vx, vy, vz = m, ux, uy, uz
+    return False, n
+
+
+@njit(inline="always")
+def _moved(pts, j, rot, trans):
+    x, y, z = pts[j, 0], pts[j, 1], pts[j, 2]
+    return (
+        trans[0] + rot[0, 0] * x + rot[0, 1] * y + rot[0, 2] * z,
+        trans[1] + rot[1, 0] * x + rot[1, 1] * y + rot[1, 2] * z,
+        trans[2] + rot[2, 0] * x + rot[2, 1] * y + rot[2, 2] * z,
+    )
+
+
+@njit(inline="always")
+def _local(pts, p, moved, rot, trans, x, dx, dy, dz):
+    """n.(p - x) for point p (moved when ``moved``) plus a bound on its rounding: the
+    projection relative to x, so the rounding that counts is local, not the scale."""
+    if moved:
+        px, py, pz = _moved(pts, p, rot, trans)
+    else:
+        px, py, pz = pts[p, 0], pts[p, 1], pts[p, 2]
+    ux, uy, uz = px - x[0], py - x[1], pz - x[2]
+    return ux * dx + uy * dy + uz * dz + 4.0 * _EPS * (abs(ux) + abs(uy) + abs(uz))
+
+
+@njit(inline="always")
+def _reach(hull, moved, rot, trans, start, x, dx, dy, dz, far, seen):
+    """An upper bound on max n.(p - x) over the mesh's points (moved by (rot, trans)
+    when ``moved``), n = (dx, dy, dz), ``far`` a bound on |p|_1; inf when too many hull
+    vertices tie at the top. The climb finds the top hull vertex in the points' own
+    frame; every vertex within rounding of it (a connected set on a convex polytope,
+    found from it) and every coplanar point is then measured from x."""
+    pts, first, nb, _, extra, _, _, _ = hull
+    if moved:  # n in the points' own frame
+        lx = rot[0, 0] * dx + rot[1, 0] * dy + rot[2, 0] * dz
+        ly = rot[0, 1] * dx + rot[1, 1] * dy + rot[2, 1] * dz
+        lz = rot[0, 2] * dx + rot[1, 2] * dy + rot[2, 2] * dz
+    else:
+        lx, ly, lz = dx, dy, dz
+    v = _climb(pts, first, nb, start, lx, ly, lz)
+    floor = pts[v, 0] * lx + pts[v, 1] * ly + pts[v, 2] * lz
+    floor -= 16.0 * _EPS * (far + abs(x[0]) + abs(x[1]) + abs(x[2]))
+    seen[0] = v
+    k = 1
+    i = 0
+    top = -np.inf
+    while i < k:
+        u = seen[i]
+        i += 1
+        top = max(top, _local(pts, u, moved, rot, trans, x, dx, dy, dz))
+        for e in range(first[u], first[u + 1]):
+            w = nb[e]
+            if pts[w, 0] * lx + pts[w, 1] * ly + pts[w, 2] * lz < floor:
+                continue
+            known = False
+            for q in range(k):
+                known = known or seen[q] == w
+            if known:
+                continue
+            if k == len(seen):
+                return np.inf
+            seen[k] = w
+            k += 1
+    for p in range(len(extra)):
+        top = max(top, _local(extra, p, moved, rot, trans, x, dx, dy, dz))
+    return top
+
+
+@njit(inline="always")
+def _near_fans(ids, n, ff, fan, tris, moved, rot, trans, x, tol2, out):
+    """Slots of the triangles in the fans of hull vertices ids[:n] within sqrt(tol2)
+    of x (each once, at most len(out)): their count."""
+    k = 0
+    for p in range(n):
+        for e in range(ff[ids[p]], ff[ids[p] + 1]):
+            s = fan[e]
+            seen = False
+            for q in range(k):
+                seen = seen or out[q] == s
+            if seen or k == len(out):
+                continue
+            if moved:
+                t0, t1, t2 = load_xf(tris, s, rot, trans)
+            else:
+                t0, t1, t2 = load(tris, s)
+            d2 = closest_point_on(x[0], x[1], x[2], t0[0], t0[1], t0[2], t1[0], t1[1],
+                                  t1[2], t2[0], t2[1], t2[2])[0]  # fmt: skip
+            if d2 <= tol2:
+                out[k] = s
+                k += 1
+    return k
+
+
+@njit(cache=True, nogil=True)
+def certify(hull_a, hull_b, a_tris, b_tris, rot, trans, upper, rtol, atol, out_f,
+            out_i):  # fmt: skip
+    """The mesh distance when the hulls certify it, else NOT_CERTIFIED (-1).
+
+    ``hull_a``, ``hull_b``: :func:`hitbox._mesh_hull.hull_parts` (points, edge graph,
+    start vertices, coplanar points, fans, largest L1 norm); triangles in slot order, B's moved by
+    (rot, trans). Answers as :func:`hitbox._kernels.distance.mesh_distance` does: the
+    distance with out_f, out_i[:2] filled, or inf with out_i[:2] = -1 when the meshes
+    are at least ``upper`` apart."""
+    ffa, fana, norm_a = hull_a[5], hull_a[6], hull_a[7]
+    ffb, fanb, norm_b = hull_b[5], hull_b[6], hull_b[7]
+    if len(hull_a[0]) == 0 or len(hull_b[0]) == 0:
+        return NOT_CERTIFIED
+    ws = np.empty((9, 10))
+    ia = np.empty(4, np.intp)
+    ib = np.empty(4, np.intp)
+    separated, n = hull_gjk(hull_a, hull_b, rot, trans, ws, ia, ib)
+    if not separated:
+        return NOT_CERTIFIED
+    xa0, xa1, xa2, xb0, xb1, xb2 = witnesses(ws, n)
+    dx, dy, dz = xb0 - xa0, xb1 - xa1, xb2 - xa2
+    gap = math.sqrt(dx * dx + dy * dy + dz * dz)
+    if not gap > 0.0:
+        return NOT_CERTIFIED
+    dx, dy, dz = dx / gap, dy / gap, dz / gap
+    # the separating plane's bound: A's greatest and B's least projection on n, each
+    # relative to its closest point, and the gap between those
+    xa = (xa0, xa1, xa2)
+    xb = (xb0, xb1, xb2)
+    far_b = 1.7320508075688772 * norm_b + abs(trans[0]) + abs(trans[1]) + abs(trans[2])
+    seen = np.empty(SEEN, np.intp)
+    top_a = _reach(hull_a, False, rot, trans, ia[0], xa, dx, dy, dz, norm_a, seen)
+    top_b = _reach(hull_b, True, rot, trans, ib[0], xb, -dx, -dy, -dz, far_b, seen)
+    bound = gap - top_b - top_a
+    bound -= 8.0 * _EPS * (gap + abs(top_a) + abs(top_b))
+    if bound >= upper:
+        out_i[0] = -1
+        out_i[1] = -1
+        return np.inf
+    if not bound > 0.0:
+        return NOT_CERTIFIED
+    size = norm_a + far_b
+    tol2 = (1e-11 * size) ** 2
+    ca = np.empty(CANDIDATES, np.intp)
+    cb = np.empty(CANDIDATES, np.intp)
+    ka = _near_fans(ia, n, ffa, fana, a_tris, False, rot, trans, xa, tol2, ca)
+    kb = _near_fans(ib, n, ffb, fanb, b_tris, True, rot, trans, xb, tol2, cb)
+    best = np.inf
+    for p in range(ka):
+        p0, p1, p2 = load(a_tris, ca[p])
+        for q in range(kb):
+            q0, q1, q2 = load_xf(b_tris, cb[q], rot, trans)
+            d2, x, y = tri_tri_distance(p0, p1, p2, q0, q1, q2)
+            if d2 < best:
+                best = d2
+                out_i[0] = ca[p]
+                out_i[1] = cb[q]
+                for r in range(3):
+                    out_f[r] = x[r]
+                    out_f[3 + r] = y[r]
+    if best == np.inf:
+        return NOT_CERTIFIED
+    d = math.sqrt(best)
+    if d >= upper or d > bound * (1.0 + rtol) + atol + REL_EPS * d:
+        return NOT_CERTIFIED
+    return d

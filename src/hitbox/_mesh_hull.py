@@ -1,0 +1,104 @@
+"""A triangle mesh's convex hull as the distance certificate reads it
+(:mod:`hitbox._kernels.hull_certificate`), made once per mesh with qhull
+(``scipy.spatial.ConvexHull``, Barber et al. 1996).
+
+Without scipy, or for a flat mesh (no hull of volume), the parts are empty and every
+distance query walks the trees.
+"""
+
+import numpy as np
+
+_NONE = np.zeros(0, np.intp)
+_ONE = np.zeros(1, np.intp)
+_NO_POINTS = np.zeros((0, 3))
+_EMPTY = (_NO_POINTS, _ONE, _NONE, _NONE, _NO_POINTS, _ONE, _NONE, 0.0)
+
+
+def _spread(n):
+    """n unit directions spread evenly over the sphere (a Fibonacci lattice)."""
+    k = np.arange(n) + 0.5
+    z = 1.0 - 2.0 * k / n
+    phi = np.pi * (3.0 - np.sqrt(5.0)) * k
+    rho = np.sqrt(1.0 - z * z)
+    return np.stack([rho * np.cos(phi), rho * np.sin(phi), z], axis=1)
+
+
+#: Directions whose extreme hull vertices start the climbs.
+_DIRECTIONS = _spread(32)
+
+
+def hull_parts(mesh):
+    """(hull points (H, 3), their edge graph as CSR first (H + 1,) and neighbours (E,),
+    the extreme points along 32 spread directions (32,), the other points
+    qhull found coplanar with a facet (K, 3), each hull point's fan of triangle slots
+    as CSR first (H + 1,) and slots (F,), the largest L1 norm of a corner); kept on
+    the mesh."""
+    if mesh._hull is None:
+        mesh._hull = _build(mesh)
+    return mesh._hull
+
+
+def _build(mesh):
+    if mesh.n_faces == 0:
+        return _EMPTY
+    try:
+        from scipy.spatial import ConvexHull, QhullError
+    except ImportError:
+        return _EMPTY
+    # the corners' distinct positions: an unwelded mesh's copies of a vertex share fans
+    corners = mesh.vertices[mesh.faces[mesh.bvh.prim_order]].reshape(-1, 3)
+    pos, where = np.unique(corners, axis=0, return_inverse=True)
+    where = where.reshape(-1)
+    if len(pos) < 4:
+        return _EMPTY
+    try:
+        hull = ConvexHull(pos)  # scipy's default options keep coplanar points (Qc)
+    except QhullError:  # flat or degenerate: no certificate, the walk answers
+        return _EMPTY
+    verts = hull.vertices
+    local = np.full(len(pos), -1, np.intp)
+    local[verts] = np.arange(len(verts))
+    # the polytope's edges, each both ways: the triangulated facets' edges but those
+    # between two pieces of one facet (Qt gives them the same plane), which the climb
+    # does not need and which make the vertices of a large flat facet hubs
+    simp = local[hull.simplices]
+    plane = hull.equations
+    edges = []
+    for k in range(3):  # the edge opposite corner k, if its neighbour is another facet
+        other = hull.neighbors[:, k]
+        kept = ~(plane == plane[other]).all(axis=1)
+        edges.append(simp[kept][:, [(k + 1) % 3, (k + 2) % 3]])
+    edges = np.concatenate(edges)
+    alone = np.setdiff1d(np.arange(len(verts)), edges)
+    if len(alone):  # a vertex inside a flat facet keeps its triangulation's edges
+        every = np.concatenate([simp[:, [0, 1]], simp[:, [1, 2]], simp[:, [2, 0]]])
+        edges = np.concatenate([edges, every[np.isin(every, alone).any(axis=1)]])
+    edges = np.unique(np.concatenate([edges, edges[:, ::-1]]), axis=0)
+    graph_first = _csr_first(edges[:, 0], len(verts))
+    # where to start a climb: the extreme vertices along spread directions
+    along = pos[verts] @ _DIRECTIONS.T
+    starts = np.ascontiguousarray(np.argmax(along, axis=0).astype(np.intp))
+    # each hull vertex's fan: the slots of the triangles with a corner on it
+    slot = np.repeat(np.arange(len(mesh.faces)), 3)
+    hv = local[where]
+    keep = hv >= 0
+    order = np.lexsort((slot[keep], hv[keep]))
+    fan = slot[keep][order]
+    fan_first = _csr_first(hv[keep][order], len(verts))
+    extra = np.setdiff1d(hull.coplanar[:, 0], verts) if len(hull.coplanar) else _NONE
+    extra = np.ascontiguousarray(pos[extra].reshape(-1, 3))
+    parts = (
+        np.ascontiguousarray(pos[verts]), graph_first,
+        np.ascontiguousarray(edges[:, 1]), starts, extra, fan_first, fan,
+        float(np.abs(pos).sum(axis=1).max()),
+    )  # fmt: skip
+    for arr in parts[:-1]:
+        arr.flags.writeable = False
+    return parts
+
+
+def _csr_first(rows, n):
+    """CSR row starts (n + 1,) of sorted row ids."""
+    first = np.zeros(n + 1, np.intp)
+    np.cumsum(np.bincount(rows, minlength=n), out=first[1:])
+    return first
