@@ -22,8 +22,9 @@ def _certify(a, b, pose, upper=np.inf, rtol=0.0, atol=0.0):
     out_i = np.full(3, -7, np.intp)
     rot = np.ascontiguousarray(pose[:3, :3])
     trans = np.ascontiguousarray(pose[:3, 3])
-    d = certify(hull_a, hull_b, walk_a[5], walk_b[5], rot, trans, upper, rtol, atol,
-                out_f, out_i)  # fmt: skip
+    depth = a.bvh.depth + b.bvh.depth + 4
+    d = certify(hull_a, hull_b, *walk_a[3:6], *walk_b[3:6], rot, trans, depth, upper,
+                rtol, atol, out_f, out_i)  # fmt: skip
     return d, out_f, out_i
 
 
@@ -134,3 +135,36 @@ def test_limits_and_tolerances():
         assert exact <= d <= exact * 1.1 + 1e-3
         capped = hd.distance(a, b, pose, max_distance=2.0 * exact)
         assert capped.distance == exact
+
+
+def test_parallel_faces_tie_within_rounding():
+    # every vertex of the facing faces ties at the top of the projection; a certified
+    # answer is a real pair's distance within 1e-12 relative of the least
+    box = trimesh.creation.box(extents=(1.0, 0.5, 0.3))
+    a = TriangleMesh(box.vertices, box.faces)
+    for gap in (0.25, 1e-3, 3.0):
+        pose = np.eye(4)
+        pose[0, 3] = 1.0 + gap
+        want = hd.distance_brute(a, a, pose)[0]
+        d, out_f, out_i = _certify(a, a, pose)
+        assert d != NOT_CERTIFIED
+        assert abs(d - want) <= 1e-12 * want
+        assert abs(d - gap) <= 1e-12
+        assert abs(hd.distance(a, a, pose).distance - want) <= 1e-12 * want
+
+
+def test_too_many_tied_vertices_leave_it_to_the_walk():
+    # a cylinder's cap: its rim vertices lie on one plane, facing the other cylinder;
+    # 64 of them tie and are certified, 400 are more than the certificate follows
+    pose = np.eye(4)
+    pose[2, 3] = 0.5
+    for sections, certified in ((64, True), (400, False)):
+        cyl = trimesh.creation.cylinder(radius=0.5, height=0.4, sections=sections)
+        a = TriangleMesh(cyl.vertices, cyl.faces)
+        d, _, _ = _certify(a, a, pose)
+        want = hd.distance_brute(a, a, pose)[0]
+        assert (d != NOT_CERTIFIED) == certified
+        if certified:
+            assert abs(d - want) <= 1e-12 * want
+        assert abs(hd.distance(a, a, pose).distance - want) <= 1e-12 * want
+        assert abs(want - 0.1) <= 1e-12

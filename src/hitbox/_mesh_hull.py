@@ -11,7 +11,7 @@ import numpy as np
 _NONE = np.zeros(0, np.intp)
 _ONE = np.zeros(1, np.intp)
 _NO_POINTS = np.zeros((0, 3))
-_EMPTY = (_NO_POINTS, _ONE, _NONE, _NONE, _NO_POINTS, _ONE, _NONE, 0.0)
+_EMPTY = (_NO_POINTS, _ONE, _NONE, _NONE, _NO_POINTS, np.zeros((0, 2, 3)), 0.0)
 
 
 def _spread(n):
@@ -30,9 +30,9 @@ _DIRECTIONS = _spread(32)
 def hull_parts(mesh):
     """(hull points (H, 3), their edge graph as CSR first (H + 1,) and neighbours (E,),
     the extreme points along 32 spread directions (32,), the other points
-    qhull found coplanar with a facet (K, 3), each hull point's fan of triangle slots
-    as CSR first (H + 1,) and slots (F,), the largest L1 norm of a corner); kept on
-    the mesh."""
+    qhull found coplanar with a facet (K, 3), the tree's exact node boxes (M, 2, 3)
+    (to find the triangles at a point), the largest L1 norm of a corner); kept on the
+    mesh."""
     if mesh._hull is None:
         mesh._hull = _build(mesh)
     return mesh._hull
@@ -45,10 +45,7 @@ def _build(mesh):
         from scipy.spatial import ConvexHull, QhullError
     except ImportError:
         return _EMPTY
-    # the corners' distinct positions: an unwelded mesh's copies of a vertex share fans
-    corners = mesh.vertices[mesh.faces[mesh.bvh.prim_order]].reshape(-1, 3)
-    pos, where = np.unique(corners, axis=0, return_inverse=True)
-    where = where.reshape(-1)
+    pos = np.unique(mesh.vertices[mesh.faces].reshape(-1, 3), axis=0)  # corners only
     if len(pos) < 4:
         return _EMPTY
     try:
@@ -78,21 +75,14 @@ def _build(mesh):
     # where to start a climb: the extreme vertices along spread directions
     along = pos[verts] @ _DIRECTIONS.T
     starts = np.ascontiguousarray(np.argmax(along, axis=0).astype(np.intp))
-    # each hull vertex's fan: the slots of the triangles with a corner on it
-    slot = np.repeat(np.arange(len(mesh.faces)), 3)
-    hv = local[where]
-    keep = hv >= 0
-    order = np.lexsort((slot[keep], hv[keep]))
-    fan = slot[keep][order]
-    fan_first = _csr_first(hv[keep][order], len(verts))
     extra = np.setdiff1d(hull.coplanar[:, 0], verts) if len(hull.coplanar) else _NONE
     extra = np.ascontiguousarray(pos[extra].reshape(-1, 3))
     parts = (
         np.ascontiguousarray(pos[verts]), graph_first,
-        np.ascontiguousarray(edges[:, 1]), starts, extra, fan_first, fan,
+        np.ascontiguousarray(edges[:, 1]), starts, extra, mesh.bvh.node_box,
         float(np.abs(pos).sum(axis=1).max()),
     )  # fmt: skip
-    for arr in parts[:-1]:
+    for arr in parts[:5]:
         arr.flags.writeable = False
     return parts
 

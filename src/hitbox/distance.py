@@ -1,11 +1,16 @@
 """How far apart two triangle meshes are, and where: the least distance over every pair
-of triangles, one pose or many (:mod:`hitbox._kernels.distance`).
+of triangles, one pose or many. Each pose tries the meshes' convex hulls first
+(:mod:`hitbox._kernels.hull_certificate`: where the hulls are nearest on both surfaces,
+as for most poses of meshes apart, a separating plane proves a triangle pair the
+nearest) and walks the two trees only when that fails (:mod:`hitbox._kernels.distance`).
 
 Results are in the first mesh's model frame: ``point_a`` on mesh A, ``point_b`` on mesh
 B moved by the transform, ``|point_a - point_b| == distance`` (to rounding). Touching
 meshes are at distance 0 exactly (the exact triangle test decides, as
 :meth:`~hitbox.mesh.TriangleMesh.intersect` does), and ``point_a == point_b`` is a
-common point. Empty meshes are infinitely far apart.
+common point. Empty meshes are infinitely far apart. The walk's answer is the least
+triangle-pair distance exactly; a certified one is a triangle pair's distance proved
+within 1e-12 relative of the least (equal to it but for ties within rounding).
 """
 
 import math

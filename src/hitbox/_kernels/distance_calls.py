@@ -29,8 +29,8 @@ def one_pose(walk_a, hull_a, walk_b, hull_b, rot, trans, depth, upper, rtol, ato
         out_i[0] = -1
         out_i[1] = -1
         return np.inf
-    d = certify(hull_a, hull_b, a_tris, b_tris, rot, trans, upper, rtol, atol, out_f,
-                out_i)  # fmt: skip
+    d = certify(hull_a, hull_b, a_first, a_count, a_tris, b_first, b_count, b_tris, rot,
+                trans, depth, upper, rtol, atol, out_f, out_i)  # fmt: skip
     if d != NOT_CERTIFIED:
         return d
     return mesh_distance(

@@ -8,7 +8,7 @@ A projects at most max n.a and every point of B at least min n.b, over the hull 
 and the points qhull found coplanar with its facets (every other point lies inside by
 more than qhull's rounding): L = min n.b - max n.a, less its rounding, is a lower bound
 on the mesh distance whatever GJK's accuracy. The triangles of each mesh around the
-closest hull feature (the fans of its vertices within rounding of x_a, x_b) give an
+closest hull feature (those within rounding of x_a, x_b, found in the trees) give an
 upper bound U, an actual triangle pair's distance. When U reaches L to the query's
 tolerance (and 1e-12 relative), U is the answer: the hulls touch the meshes where they
 are nearest, as for most poses of meshes apart (Gilbert, Johnson, Keerthi 1988).
@@ -20,7 +20,7 @@ import math
 import numpy as np
 from numba import njit
 
-from hitbox._kernels.closest import closest_point_on
+from hitbox._kernels.closest import closest_on_triangle, make_nearest_walk
 from hitbox._kernels.distance import REL_EPS, tri_tri_distance
 from hitbox._kernels.gjk import closest, witnesses
 from hitbox._kernels.triangle_points import load, load_xf
@@ -29,7 +29,7 @@ MAX_ITER = 64
 #: GJK stops when an iteration gains less than this, relative: far below REL_EPS, so
 #: the separating direction it leaves is as good as rounding allows.
 GAIN = 1e-15
-#: Candidate triangles kept per mesh (a vertex fan or two; more only makes U lower).
+#: Triangles kept per closest point (a vertex's fan; more only makes U lower).
 CANDIDATES = 32
 #: Hull vertices that may tie at the top of a projection before the certificate gives
 #: up (a flat facet facing the other mesh ties all its vertices).
@@ -120,13 +120,20 @@ def hull_gjk(hull_a, hull_b, rot, trans, ws, ia, ib):
         if vv - (vx * wx + vy * wy + vz * wz) <= GAIN * vv:
             return True, n
         _store(ws, n, ia, ib, i, j, ha[i, 0], ha[i, 1], ha[i, 2], bx, by, bz)
+        for p in range(n):
+            for c in range(10):
+                ws[5 + p, c] = ws[p, c]
         for p in range(n + 1):
             lam[p] = 0.0
         m, ux, uy, uz = closest(ws, n + 1, lam)
         if m == 4:
             return False, 4
         if ux * ux + uy * uy + uz * uz >= vv:
-            return False, n  # no progress: a sliver simplex, let the walk decide
+            # no progress (ties, rounding): v was as near as it gets; the bound decides
+            for p in range(n):
+                for c in range(10):
+                    ws[p, c] = ws[5 + p, c]
+            return True, n
         k = 0
         for p in range(n + 1):  # the same rows closest kept, in order
             if lam[p] > 0.0:
@@ -166,7 +173,7 @@ def _reach(hull, moved, rot, trans, start, x, dx, dy, dz, far, seen):
     vertices tie at the top. The climb finds the top hull vertex in the points' own
     frame; every vertex within rounding of it (a connected set on a convex polytope,
     found from it) and every coplanar point is then measured from x."""
-    pts, first, nb, _, extra, _, _, _ = hull
+    pts, first, nb, extra = hull[0], hull[1], hull[2], hull[4]
     if moved:  # n in the points' own frame
         lx = rot[0, 0] * dx + rot[1, 0] * dy + rot[2, 0] * dz
         ly = rot[0, 1] * dx + rot[1, 1] * dy + rot[2, 1] * dz
@@ -203,42 +210,45 @@ def _reach(hull, moved, rot, trans, start, x, dx, dy, dz, far, seen):
 
 
 @njit(inline="always")
-def _near_fans(ids, n, ff, fan, tris, moved, rot, trans, x, tol2, out):
-    """Slots of the triangles in the fans of hull vertices ids[:n] within sqrt(tol2)
-    of x (each once, at most len(out)): their count."""
-    k = 0
-    for p in range(n):
-        for e in range(ff[ids[p]], ff[ids[p] + 1]):
-            s = fan[e]
-            seen = False
-            for q in range(k):
-                seen = seen or out[q] == s
-            if seen or k == len(out):
-                continue
-            if moved:
-                t0, t1, t2 = load_xf(tris, s, rot, trans)
-            else:
-                t0, t1, t2 = load(tris, s)
-            d2 = closest_point_on(x[0], x[1], x[2], t0[0], t0[1], t0[2], t1[0], t1[1],
-                                  t1[2], t2[0], t2[1], t2[2])[0]  # fmt: skip
-            if d2 <= tol2:
-                out[k] = s
-                k += 1
-    return k
+def _touching_in_leaf(args, f, c, px, py, pz, state):
+    """The walk's leaf test: slots [f, f + c) within sqrt(state[0]) of p, appended to
+    ``args[1]`` (at most its length) after the state[1] found so far."""
+    tris, out = args
+    tol2, k = state
+    for s in range(f, f + c):
+        if k < len(out) and closest_on_triangle(tris, s, px, py, pz)[0] <= tol2:
+            out[k] = s
+            k += 1
+    return tol2, k
+
+
+_touching_walk = make_nearest_walk(_touching_in_leaf)
+
+
+@njit(inline="always")
+def _touching(node_box, first, count, tris, depth, x, tol2, out):
+    """Slots of the triangles within sqrt(tol2) of point x (at most len(out)): their
+    count. Found in the tree, so every triangle at x counts, however the mesh's flat
+    parts are cut up."""
+    stack = np.empty(2 * depth + 8, np.intp)
+    bound = np.empty(2 * depth + 8)
+    return _touching_walk(node_box, first, count, stack, bound, x[0], x[1], x[2],
+                          (tris, out), (tol2, 0))[1]  # fmt: skip
 
 
 @njit(cache=True, nogil=True)
-def certify(hull_a, hull_b, a_tris, b_tris, rot, trans, upper, rtol, atol, out_f,
-            out_i):  # fmt: skip
+def certify(hull_a, hull_b, a_first, a_count, a_tris, b_first, b_count, b_tris, rot,
+            trans, depth, upper, rtol, atol, out_f, out_i):  # fmt: skip
     """The mesh distance when the hulls certify it, else NOT_CERTIFIED (-1).
 
     ``hull_a``, ``hull_b``: :func:`hitbox._mesh_hull.hull_parts` (points, edge graph,
-    start vertices, coplanar points, fans, largest L1 norm); triangles in slot order, B's moved by
-    (rot, trans). Answers as :func:`hitbox._kernels.distance.mesh_distance` does: the
+    start vertices, coplanar points, node boxes, largest L1 norm); each tree's node
+    children (first, count), its triangles in slot order and its ``depth`` at most;
+    B moved by (rot, trans). Answers as :func:`hitbox._kernels.distance.mesh_distance` does: the
     distance with out_f, out_i[:2] filled, or inf with out_i[:2] = -1 when the meshes
     are at least ``upper`` apart."""
-    ffa, fana, norm_a = hull_a[5], hull_a[6], hull_a[7]
-    ffb, fanb, norm_b = hull_b[5], hull_b[6], hull_b[7]
+    box_a, norm_a = hull_a[5], hull_a[6]
+    box_b, norm_b = hull_b[5], hull_b[6]
     if len(hull_a[0]) == 0 or len(hull_b[0]) == 0:
         return NOT_CERTIFIED
     ws = np.empty((9, 10))
@@ -271,10 +281,16 @@ def certify(hull_a, hull_b, a_tris, b_tris, rot, trans, upper, rtol, atol, out_f
         return NOT_CERTIFIED
     size = norm_a + far_b
     tol2 = (1e-11 * size) ** 2
+    # the triangles at each closest point: their nearest pair is the upper bound
     ca = np.empty(CANDIDATES, np.intp)
     cb = np.empty(CANDIDATES, np.intp)
-    ka = _near_fans(ia, n, ffa, fana, a_tris, False, rot, trans, xa, tol2, ca)
-    kb = _near_fans(ib, n, ffb, fanb, b_tris, True, rot, trans, xb, tol2, cb)
+    ka = _touching(box_a, a_first, a_count, a_tris, depth, xa, tol2, ca)
+    # x_b in B's own frame, where B's tree is
+    wx, wy, wz = xb0 - trans[0], xb1 - trans[1], xb2 - trans[2]
+    yb = (rot[0, 0] * wx + rot[1, 0] * wy + rot[2, 0] * wz,
+          rot[0, 1] * wx + rot[1, 1] * wy + rot[2, 1] * wz,
+          rot[0, 2] * wx + rot[1, 2] * wy + rot[2, 2] * wz)  # fmt: skip
+    kb = _touching(box_b, b_first, b_count, b_tris, depth, yb, tol2, cb)
     best = np.inf
     for p in range(ka):
         p0, p1, p2 = load(a_tris, ca[p])
