@@ -36,6 +36,16 @@ def _pose(rng, reach, direction=None):
     return pose
 
 
+def _case(seed, ia, ib, reach, node_b):
+    """Shapes ia and ib (B's tree of kind node_b) at a random pose, and the
+    certificate's answer there."""
+    rng = np.random.default_rng(seed)
+    a = TriangleMesh(*SHAPES[ia])
+    b = TriangleMesh(*SHAPES[ib], node=node_b)
+    pose = _pose(rng, reach)
+    return a, b, pose, _certify(a, b, pose)
+
+
 def _faces_realise(a, b, pose, d, out_i, out_f):
     """The certified answer's slots, faces and points realise d."""
     fa = int(a.bvh.prim_order[out_i[0]])
@@ -55,11 +65,7 @@ def _faces_realise(a, b, pose, d, out_i, out_f):
 @given(st.integers(0, 2**32 - 1), st.integers(0, 2), st.integers(0, 2),
        st.floats(0.0, 4.0))  # fmt: skip
 def test_a_certified_distance_is_the_least_triangle_pair_distance(seed, ia, ib, reach):
-    rng = np.random.default_rng(seed)
-    a = TriangleMesh(*SHAPES[ia])
-    b = TriangleMesh(*SHAPES[ib], node="aabb")
-    pose = _pose(rng, reach)
-    d, out_f, out_i = _certify(a, b, pose)
+    a, b, pose, (d, out_f, out_i) = _case(seed, ia, ib, reach, "aabb")
     want = hd.distance_brute(a, b, pose)[0]
     if d == NOT_CERTIFIED:
         assert hd.distance(a, b, pose).distance == want  # the walk answers
@@ -73,11 +79,7 @@ def test_a_certified_distance_is_the_least_triangle_pair_distance(seed, ia, ib, 
        st.floats(1.5, 30.0))  # fmt: skip
 def test_convex_meshes_apart_are_certified(seed, ia, ib, reach):
     # the icosphere and the box are their own hulls: nothing is left to the walk
-    rng = np.random.default_rng(seed)
-    a = TriangleMesh(*SHAPES[ia])
-    b = TriangleMesh(*SHAPES[ib])
-    pose = _pose(rng, reach)
-    d, out_f, out_i = _certify(a, b, pose)
+    a, b, pose, (d, out_f, out_i) = _case(seed, ia, ib, reach, "obb")
     assert d != NOT_CERTIFIED
     assert d == hd.distance_brute(a, b, pose)[0]
     _faces_realise(a, b, pose, d, out_i, out_f)

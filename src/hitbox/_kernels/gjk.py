@@ -21,6 +21,7 @@ ABS = 1e-15
 CONVERGED = 0  # separated: v is the closest point of A - B to the origin
 OVERLAP = 1  # the origin is in A - B, or within the touching tolerance of it
 SEPARATED = 2  # stopped early: the distance exceeds the caller's ``stop_beyond``
+STALLED = -1  # grow(): the new point brought the simplex no nearer
 
 
 @njit(cache=True, nogil=True)
@@ -253,6 +254,25 @@ def closest(ws, n, lam):
     return _keep(ws, n, lam)
 
 
+@njit(inline="always")
+def grow(ws, n, lam, vv):
+    """Reduce the simplex of n points and the new point ``ws[n]`` (:func:`closest`):
+    (count, vx, vy, vz), or (STALLED, ...) with the n points restored when it came no
+    nearer the origin than ``vv``, the squared distance so far."""
+    for p in range(n):
+        for c in range(10):
+            ws[5 + p, c] = ws[p, c]
+    for p in range(n + 1):
+        lam[p] = 0.0
+    m, ux, uy, uz = closest(ws, n + 1, lam)
+    if m < 4 and ux * ux + uy * uy + uz * uz >= vv:
+        for p in range(n):
+            for c in range(10):
+                ws[p, c] = ws[5 + p, c]
+        return STALLED, ux, uy, uz
+    return m, ux, uy, uz
+
+
 @njit(cache=True, nogil=True)
 def gjk(sa, i, sb, j, ws, scale, stop_beyond):
     """Gilbert-Johnson-Keerthi (1988) with van den Bergen's termination (Collision
@@ -298,19 +318,10 @@ def gjk(sa, i, sb, j, ws, scale, stop_beyond):
         ws[n, 0], ws[n, 1], ws[n, 2] = wx, wy, wz
         ws[n, 3], ws[n, 4], ws[n, 5] = ax, ay, az
         ws[n, 6], ws[n, 7], ws[n, 8] = bx, by, bz
-        for p in range(n):
-            for c in range(10):
-                ws[5 + p, c] = ws[p, c]
-        for p in range(n + 1):
-            lam[p] = 0.0
-        m, ux, uy, uz = closest(ws, n + 1, lam)
+        m, ux, uy, uz = grow(ws, n, lam, vv)
         if m == 4:
             return 1, 4, 0.0, 0.0, 0.0
-        if ux * ux + uy * uy + uz * uz >= vv:
-            # no progress (a sliver simplex, rounding): keep the previous one
-            for p in range(n):
-                for c in range(10):
-                    ws[p, c] = ws[5 + p, c]
+        if m == STALLED:  # a sliver simplex, rounding: the previous one is kept
             return 0, n, vx, vy, vz
         n, vx, vy, vz = m, ux, uy, uz
     return 0, n, vx, vy, vz

@@ -22,7 +22,7 @@ from numba import njit
 
 from hitbox._kernels.closest import closest_on_triangle, make_nearest_walk
 from hitbox._kernels.distance import REL_EPS, tri_tri_distance
-from hitbox._kernels.gjk import closest, witnesses
+from hitbox._kernels.gjk import STALLED, grow, witnesses
 from hitbox._kernels.triangle_points import load, load_xf
 
 MAX_ITER = 64
@@ -120,19 +120,10 @@ def hull_gjk(hull_a, hull_b, rot, trans, ws, ia, ib):
         if vv - (vx * wx + vy * wy + vz * wz) <= GAIN * vv:
             return True, n
         _store(ws, n, ia, ib, i, j, ha[i, 0], ha[i, 1], ha[i, 2], bx, by, bz)
-        for p in range(n):
-            for c in range(10):
-                ws[5 + p, c] = ws[p, c]
-        for p in range(n + 1):
-            lam[p] = 0.0
-        m, ux, uy, uz = closest(ws, n + 1, lam)
+        m, ux, uy, uz = grow(ws, n, lam, vv)
         if m == 4:
             return False, 4
-        if ux * ux + uy * uy + uz * uz >= vv:
-            # no progress (ties, rounding): v was as near as it gets; the bound decides
-            for p in range(n):
-                for c in range(10):
-                    ws[p, c] = ws[5 + p, c]
+        if m == STALLED:  # ties, rounding: v is as near as it gets; the bound decides
             return True, n
         k = 0
         for p in range(n + 1):  # the same rows closest kept, in order
