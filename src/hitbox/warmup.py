@@ -34,7 +34,7 @@ COMMAND_KERNELS = {
 COMPILE_SECONDS = {
     "collide": 35,
     "collide --all": 35,
-    "distance": 45,
+    "distance": 60,
     "points": 45,
     "raycast": 30,
     "info": 25,
