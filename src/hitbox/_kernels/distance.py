@@ -362,14 +362,14 @@ def _size(h, i):
 
 @njit(inline="always")
 def _heap_push(lbs, keys, n, lb, key):
-    """Push (lb, key) on the binary min-heap of n entries; returns the arrays (grown
+    """Push (lb, key) on the 4-ary min-heap of n entries; returns the arrays (grown
     when full) and n + 1."""
     if n == len(lbs):
         lbs = np.concatenate((lbs, np.empty(len(lbs))))
         keys = np.concatenate((keys, np.empty(len(keys), np.int64)))
     c = n
     while c > 0:
-        parent = (c - 1) >> 1
+        parent = (c - 1) >> 2
         if lbs[parent] <= lb:
             break
         lbs[c], keys[c] = lbs[parent], keys[parent]
@@ -386,12 +386,16 @@ def _heap_pop(lbs, keys, n):
     last_lb, last_key = lbs[n], keys[n]
     c = 0
     while True:
-        child = 2 * c + 1
-        if child >= n:
+        first = 4 * c + 1
+        if first >= n:
             break
-        if child + 1 < n and lbs[child + 1] < lbs[child]:
-            child += 1
-        if lbs[child] >= last_lb:
+        child = first
+        low = lbs[first]
+        for q in range(first + 1, min(first + 4, n)):
+            if lbs[q] < low:
+                low = lbs[q]
+                child = q
+        if low >= last_lb:
             break
         lbs[c], keys[c] = lbs[child], keys[child]
         c = child
@@ -409,7 +413,7 @@ def mesh_distance(
 
     Nodes as oriented boxes: centres (M, 3), half extents (M, 3), axes (M, 3, 3) as
     columns; triangles (S, 3, 3) in slot order, a's triangle boxes (S, 2, 3). Node
-    pairs are taken nearest bound first (a binary heap), so a pair is opened only
+    pairs are taken nearest bound first (a 4-ary heap), so a pair is opened only
     when its bound is below the best distance so far, and the walk stops at the first
     pair whose bound times (1 + rtol) plus atol reaches it, or reaches ``upper``: the
     answer d satisfies d_true <= d <= d_true (1 + rtol) + atol (exact with
