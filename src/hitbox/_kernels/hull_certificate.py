@@ -91,7 +91,7 @@ def hull_gjk(hull_a, hull_b, rot, trans, ws, ia, ib):
     ha, fa, na, sta = hull_a[0], hull_a[1], hull_a[2], hull_a[3]
     hb, fb, nb, stb = hull_b[0], hull_b[1], hull_b[2], hull_b[3]
     lam = ws[4]
-    # first supports along the line from B's origin to A's, climbed from the starts
+    # first supports along the line between the origins (A's toward B, B's toward A)
     lx = rot[0, 0] * trans[0] + rot[1, 0] * trans[1] + rot[2, 0] * trans[2]
     ly = rot[0, 1] * trans[0] + rot[1, 1] * trans[1] + rot[2, 1] * trans[2]
     lz = rot[0, 2] * trans[0] + rot[1, 2] * trans[1] + rot[2, 2] * trans[2]
