@@ -238,3 +238,21 @@ def test_node_pair_bound_is_below_the_exact_box_distance(seed, reach, stop):
         - np.linalg.norm(half[1], axis=1)
     )
     assert np.all(out >= sphere - 1e-12 * scale)
+
+
+def test_repeated_queries_of_a_pair_answer_the_same():
+    # from its second query a pair runs the kernel's compiled entry point directly;
+    # switching partners, and poses the fast path does not take, must not confuse it
+    rng = np.random.default_rng(11)
+    a = TriangleMesh(*SHAPES[2])
+    partners = [TriangleMesh(*SHAPES[0]), TriangleMesh(*SHAPES[1], node="aabb")]
+    poses = [_pose(rng, r) for r in (0.0, 0.8, 2.5)]
+    want = {(m, k): hd.distance_brute(a, partners[m], pose)[0]
+            for m in range(2) for k, pose in enumerate(poses)}  # fmt: skip
+    for m in (0, 0, 1, 1, 0, 1):
+        for k, pose in enumerate(poses):
+            assert hd.distance(a, partners[m], pose).distance == want[m, k]
+            frozen = pose.copy()
+            frozen.flags.writeable = False
+            assert hd.distance(a, partners[m], frozen).distance == want[m, k]
+            assert hd.distance(a, partners[m], pose.tolist()).distance == want[m, k]

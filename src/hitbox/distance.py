@@ -23,6 +23,7 @@ from hitbox import _affine
 from hitbox import _validate as v
 from hitbox._kernels import distance as _kd
 from hitbox._kernels import distance_calls as _calls
+from hitbox._direct_call import direct_entry
 from hitbox._kernels.rigid import split_transforms
 from hitbox._mesh_hull import hull_parts
 
@@ -104,6 +105,25 @@ def _args(a, b):
     )  # fmt: skip
 
 
+def _posed_call(a, b):
+    """(the kernel one pose of A and B runs, :func:`_args`), kept on A for its last
+    partner B. After the pair's first query the kernel is its compiled entry point
+    (:mod:`hitbox._direct_call`): resolving the types of some thirty arrays took
+    numba's dispatch about 5 us a query. The entry point is taken for the arguments
+    :func:`distance`'s fast path passes, whose types never change for the pair: these
+    very arrays, a writeable C-contiguous float64 pose, Python ints and floats."""
+    kept = a._partner
+    if kept is not None and kept[0] is b:
+        if kept[1] is None:  # the pair's first query compiled or loaded the kernel
+            probe = (*kept[2], np.eye(4), 1.0, v.SQUARES_SAFE_EXP, 1, np.inf, 0.0, 0.0,
+                     np.empty(6), np.empty(3, np.intp))  # fmt: skip
+            kept = a._partner = (b, direct_entry(_calls.one_posed, probe), kept[2])
+        return kept[1], kept[2]
+    parts = _args(a, b)
+    a._partner = (b, None, parts)
+    return _calls.one_posed, parts
+
+
 def _lower(d, upper, rtol, atol):
     return np.where(np.isinf(d), upper, np.maximum(0.0, (d - atol) / (1.0 + rtol)))
 
@@ -125,11 +145,11 @@ def distance(a, b, transform=None, *, max_distance=np.inf, rtol=0.0, atol=0.0):
         and transform.dtype == np.float64
         and transform.shape == (4, 4)
         and transform.flags.c_contiguous
+        and transform.flags.writeable
     ):  # the common case: checked and answered in one compiled call
-        d = _calls.one_posed(
-            *_args(a, b), transform, max(a._size(), b._size()), v.SQUARES_SAFE_EXP,
-            depth, upper, rtol, atol, out_f, out_i,
-        )  # fmt: skip
+        call, parts = _posed_call(a, b)
+        d = call(*parts, transform, max(a._size(), b._size()), v.SQUARES_SAFE_EXP,
+                 depth, upper, rtol, atol, out_f, out_i)  # fmt: skip
         if out_i[2] == 0:
             return _answer(a, b, d, out_f, out_i, upper, rtol, atol, 1.0)
     rot, trans = _one_transform(transform)  # names what is wrong with the transform

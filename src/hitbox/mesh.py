@@ -53,7 +53,7 @@ class TriangleMesh(MeshCollisions, MeshProbes):
     __slots__ = (
         "vertices", "faces", "bvh", "_slot_tris", "_args", "_closed", "_boxes", "_kinds",
         "_grid", "_magnitude", "_twins", "_rays_cast", "_convex", "_fans",
-        "_hull",
+        "_hull", "_partner",
     )  # fmt: skip
 
     def __init__(
@@ -85,6 +85,7 @@ class TriangleMesh(MeshCollisions, MeshProbes):
         self._convex = None  # the slot triangles as convex shapes, made on demand
         self._fans = None  # the nodes' boundary edges, for winding numbers, on demand
         self._hull = None  # the convex hull that certifies distances, made on demand
+        self._partner = None  # the last mesh this one's distance was asked to, and how
         slot_tris = np.ascontiguousarray(tris[bvh.prim_order])
         slot_tris.flags.writeable = False
         self._slot_tris = slot_tris
