@@ -21,9 +21,9 @@ import numpy as np
 
 from hitbox import _affine
 from hitbox import _validate as v
+from hitbox._direct_call import direct_entry
 from hitbox._kernels import distance as _kd
 from hitbox._kernels import distance_calls as _calls
-from hitbox._direct_call import direct_entry
 from hitbox._kernels.rigid import split_transforms
 from hitbox._mesh_hull import hull_parts
 
