@@ -196,9 +196,12 @@ def distance_many(a, b, transforms, *, max_distance=np.inf, rtol=0.0, atol=0.0):
     out_i = np.empty((k, 2), np.intp)
     depth = a.bvh.depth + b.bvh.depth + 4
     threads = numba.get_num_threads()
-    many = _calls.many_poses if k >= 8 and threads > 1 else _calls.serial_poses
-    if k:
-        many(*_args(a, b), rots, transes, depth, upper, rtol, atol, out_d, out_f, out_i)
+    if k >= 8 and threads > 1:
+        _calls.many_poses(*_args(a, b), rots, transes, depth, upper, rtol, atol, out_d,
+                          out_f, out_i, threads)  # fmt: skip
+    elif k:
+        _calls.serial_poses(*_args(a, b), rots, transes, depth, upper, rtol, atol, out_d,
+                            out_f, out_i)  # fmt: skip
     found = out_i[:, 0] >= 0
     face_a = np.full(k, -1, np.intp)
     face_b = np.full(k, -1, np.intp)

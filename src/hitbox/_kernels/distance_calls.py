@@ -15,6 +15,7 @@ from numba import njit, prange
 
 from hitbox._kernels.distance import mesh_distance
 from hitbox._kernels.hull_certificate import NOT_CERTIFIED, certify
+from hitbox._kernels.lanes import lane_count
 from hitbox._kernels.rigid import split_transforms
 
 
@@ -69,13 +70,15 @@ def one_posed(walk_a, hull_a, walk_b, hull_b, pose, size, safe_exp, depth, upper
 
 @njit(cache=True, nogil=True, parallel=True)
 def many_poses(walk_a, hull_a, walk_b, hull_b, rots, transes, depth, upper, rtol, atol,
-               out_d, out_f, out_i):  # fmt: skip
-    """:func:`one_pose` for K poses in parallel: out_d (K,), out_f (K, 6),
-    out_i (K, 2)."""
-    for p in prange(len(rots)):
-        q = slice(p, p + 1)
-        serial_poses(walk_a, hull_a, walk_b, hull_b, rots[q], transes[q], depth, upper,
-                     rtol, atol, out_d[q], out_f[q], out_i[q])  # fmt: skip
+               out_d, out_f, out_i, threads):  # fmt: skip
+    """:func:`one_pose` for K poses on ``threads`` threads: out_d (K,), out_f (K, 6),
+    out_i (K, 2). Poses are dealt round-robin, one at a time: a certified pose costs a
+    tenth of a walked one, and prange's contiguous blocks left one thread the walks."""
+    lanes, _ = lane_count(len(rots), threads, 1)
+    for lane in prange(lanes):
+        for p in range(lane, len(rots), lanes):
+            out_d[p] = one_pose(walk_a, hull_a, walk_b, hull_b, rots[p], transes[p],
+                                depth, upper, rtol, atol, out_f[p], out_i[p])  # fmt: skip
 
 
 @njit(cache=True, nogil=True)
