@@ -38,3 +38,41 @@ def test_a_million_steps_hold_their_memory():
     touching += scene.query().pairs.shape[1]
     assert touching > 0  # the run has touching steps, not only quiet ones
     assert _rss_bytes() - before < 1_000_000
+
+
+def _spinning_pair():
+    scene = Scene()
+    mesh = shapes.torus(400)
+    scene.add(mesh, static=True)
+    pose = np.eye(4)
+    pose[:3, 3] = (-2.6, 0.2, 0.1)
+    scene.add(mesh, pose, velocity=(1.0, 0, 0), angular_velocity=(0, 1, 0.3))
+    scene.add(np.array([[4.0, -0.5, -0.5], [5, 0.5, 0.5]]), velocity=(-0.8, 0, 0))
+    return scene
+
+
+def test_step_results_are_snapshots_and_shared_pairs_are_read_only():
+    """A step's pairs are read-only, shared with the last step's result only when
+    equal; each result's stats are its own step's, however many steps later they are
+    read (the record is copied, not viewed)."""
+    scene, twin = _spinning_pair(), _spinning_pair()
+    kept, eager = [], []
+    for _ in range(90):
+        result = scene.step(0.05)
+        kept.append(result)
+        eager.append(twin.step(0.05).stats)  # read at once
+        brute = scene.query_brute()
+        np.testing.assert_array_equal(result.pairs, brute.pairs)
+        if result.pairs.size:
+            assert not result.pairs.flags.writeable
+            with pytest.raises(ValueError):
+                result.pairs[0, 0] = 7
+    untimed = [s._replace(seconds=0.0) for s in eager]
+    assert [r.stats._replace(seconds=0.0) for r in kept] == untimed
+    for before, after in zip(kept, kept[1:], strict=False):
+        if after.pairs is before.pairs:
+            assert after.pairs.size
+        elif before.pairs.shape == after.pairs.shape and before.pairs.size:
+            assert not np.array_equal(before.pairs, after.pairs)
+    counts = [r.pairs.shape[1] for r in kept]
+    assert max(counts) >= 2 and 1 in counts  # the pair set changed along the run

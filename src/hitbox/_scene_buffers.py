@@ -233,6 +233,10 @@ class SceneBuffers:
         self.work, self.record = work, record
         self.ctl, self.mem_i, self.front, self.out_i = views
         self.horizon_view = self.record[_kl.R_HORIZON :].view(np.float64)
+        # what each step reads back, as memoryviews: an item or a bytes snapshot of one
+        # costs a third of numpy's slice, copy and scalar conversion
+        self.record_mv = memoryview(self.record)
+        self.horizon_mv = memoryview(self.horizon_view)
         self._counts = self.ctl[_kl.C_COUNTS : _kl.C_HITS + 1]
         self._horizon = self.ctl[_kl.C_HORIZON : _kl.C_HORIZON + 1].view(np.float64)
         self._pairs = self.out_i[: 2 * cap].reshape(2, cap)

@@ -53,7 +53,8 @@ class StepResult:
     """The touching pairs of one query.
 
     pairs : (2, n) intp
-        Object ids, row 0 < row 1, sorted by (row 0, row 1); each pair once.
+        Object ids, row 0 < row 1, sorted by (row 0, row 1); each pair once. Read-only:
+        a step whose pairs equal the last step's returns that step's array again.
     triangles : (2, T) intp
         With ``mode="all"``: pair k's touching primitive pairs are
         ``triangles[:, offsets[k]:offsets[k + 1]]``, row 0 of object ``pairs[0, k]``,
@@ -109,7 +110,9 @@ class StepResult:
 
 def make_stats(now, n_ids, n_dyn, n_stat, counts, seconds):
     """The StepStats of a step's facts (``counts``: a list, or a step record)."""
-    if isinstance(counts, np.ndarray):
+    if isinstance(counts, bytes):  # a step record's snapshot
+        counts = np.frombuffer(counts, np.int64, 11).tolist()
+    elif isinstance(counts, np.ndarray):
         counts = counts[:11].tolist()
     verdict = counts[:6]
     n_near, n_vol, n_passed, n_narrow, n_hits = counts[6:11]

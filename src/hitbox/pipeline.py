@@ -72,6 +72,7 @@ from hitbox._scene_objects import (
     check_real,
 )
 from hitbox._scene_results import (
+    _ZEROS,
     NO_OFFSETS,
     NO_TRIANGLES,
     RunResult,
@@ -83,6 +84,7 @@ from hitbox._scene_results import (
 # read at every step: module constants, not attribute lookups
 _FRONT_FLAG, _R_PAIRS = _kl.FRONT_FLAG, _kl.R_PAIRS
 _N_COUNTS = _kl.C_HITS + 1 - _kl.C_COUNTS
+_R_BYTES = 8 * _R_PAIRS  # where the pairs start in a step record's bytes
 
 __all__ = ["Scene", "StepResult", "StepStats", "MODES", "BROADPHASES", "VOLUMES"]
 
@@ -94,9 +96,16 @@ RUN_MODES = ("any", "all")
 BROADPHASES = ("auto", "sap", "brute")
 
 
-#: The step kernel as the Scene calls it: numba's dispatcher until its first call, then
-#: that overload's entry point (hitbox._direct_call: the buffers' types never change).
-_STEP = [_ks.step]
+def _first_step(*args):
+    """The step through numba's dispatcher, once: then its overload's entry point in
+    ``_STEP`` (hitbox._direct_call: the Scene's buffers and scalars never change type)."""
+    n = _ks.step(*args)
+    _STEP[0] = direct_entry(_ks.step, args)
+    return n
+
+
+#: The step kernel as the Scene calls it (see _first_step).
+_STEP = [_first_step]
 
 
 class Scene(SceneEditing):
@@ -156,6 +165,7 @@ class Scene(SceneEditing):
         self._horizon = -math.inf
         self._pending = []
         self._quiet_counts = None
+        self._last_pairs_key, self._last_pairs = b"", None  # see _run
         self._moving = np.empty(0, np.intp)
 
     @property
@@ -369,36 +379,41 @@ class Scene(SceneEditing):
             buf.objs, buf.tree_f, buf.tree_i, buf.work, dt, now, self._threshold_value,
             self._sweep, flags,
         )  # fmt: skip
-        if _STEP[0] is _ks.step:  # resolved once, after numba has the overload
-            _STEP[0] = direct_entry(_ks.step, (
-                buf.objs, buf.tree_f, buf.tree_i, buf.work, dt, now,
-                self._threshold_value, self._sweep, flags,
-            ))  # fmt: skip
-        if n < 0:
-            n = buf.run_again(dt, now, self._threshold_value, self._sweep, flags)
-        if n >= _FRONT_FLAG:
-            n -= _FRONT_FLAG
-            buf.grow_fronts()
-        # one slice holds the counts, the horizon and the pairs
-        record = buf.record[: _R_PAIRS + 2 * n].copy()
+        if not 0 <= n < _FRONT_FLAG:  # a buffer was too small
+            if n < 0:
+                n = buf.run_again(dt, now, self._threshold_value, self._sweep, flags)
+            if n >= _FRONT_FLAG:
+                n -= _FRONT_FLAG
+                buf.grow_fronts()
+        # one bytes snapshot holds the counts, the horizon and the pairs
+        record = buf.record_mv[: _R_PAIRS + 2 * n].tobytes()
         if flags & 2:
             self._horizon = -math.inf
             self.trace = buf.trace()
         else:
-            self._horizon = horizon = float(buf.horizon_view[0])
+            self._horizon = horizon = buf.horizon_mv[0]
             if horizon > now:
-                quiet = record[:_N_COUNTS].tolist()
+                quiet = buf.record_mv[:_N_COUNTS].tolist()
                 quiet[_k.ASLEEP] += quiet[_k.SCHEDULED]
                 quiet[_k.SCHEDULED] = 0
                 self._quiet_counts = quiet
         if n == 0:
             pairs, tris, offsets = NO_TRIANGLES, NO_TRIANGLES, NO_OFFSETS
         else:
-            pairs = record[_R_PAIRS:].reshape(2, n)
+            # read-only, and the last step's array again when the pairs did not change
+            # (most steps of a game loop)
+            key = record[_R_BYTES:]
+            if key == self._last_pairs_key:
+                pairs = self._last_pairs
+            else:
+                pairs = np.frombuffer(key, np.intp).reshape(2, n)
+                self._last_pairs, self._last_pairs_key = pairs, key
             if flags & 1:
                 tris, offsets = buf.triangles(n)
             else:
-                tris, offsets = NO_TRIANGLES, zero_offsets(n)
+                tris, offsets = NO_TRIANGLES, _ZEROS.get(n)
+                if offsets is None:
+                    offsets = zero_offsets(n)
         facts = (now, len(self._objects), self._n_dyn, self._n_stat, record,
                  _clock() - start)  # fmt: skip
         result = StepResult(pairs, tris, offsets, facts)
