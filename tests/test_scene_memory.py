@@ -41,13 +41,16 @@ def test_a_million_steps_hold_their_memory():
 
 
 def _spinning_pair():
+    """A static torus, a torus passing through it while it turns, and a box meeting
+    the second torus on the way: the touching pairs change along the run."""
     scene = Scene()
     mesh = shapes.torus(400)
+    start = np.eye(4)
+    start[:3, 3] = (-2.6, 0.2, 0.1)
     scene.add(mesh, static=True)
-    pose = np.eye(4)
-    pose[:3, 3] = (-2.6, 0.2, 0.1)
-    scene.add(mesh, pose, velocity=(1.0, 0, 0), angular_velocity=(0, 1, 0.3))
-    scene.add(np.array([[4.0, -0.5, -0.5], [5, 0.5, 0.5]]), velocity=(-0.8, 0, 0))
+    scene.add(mesh, start, velocity=(1.0, 0, 0), angular_velocity=(0, 1, 0.3))
+    box = np.array([[4.0, -0.5, -0.5], [5, 0.5, 0.5]])
+    scene.add(box, velocity=(-0.8, 0, 0))
     return scene
 
 
