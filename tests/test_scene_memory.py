@@ -79,3 +79,17 @@ def test_step_results_are_snapshots_and_shared_pairs_are_read_only():
             assert not np.array_equal(before.pairs, after.pairs)
     counts = [r.pairs.shape[1] for r in kept]
     assert max(counts) >= 2 and 1 in counts  # the pair set changed along the run
+
+
+def test_a_scene_refuses_pickling_and_copying_with_a_clear_error():
+    """An unpickled scene's buffers would be copies of one another (numpy pickles views
+    apart) and miss pairs: it says so instead."""
+    import copy
+    import pickle
+
+    scene = _spinning_pair()
+    scene.step(0.05)
+    for attempt in (pickle.dumps, copy.copy, copy.deepcopy):
+        with pytest.raises(TypeError, match="cannot be pickled"):
+            attempt(scene)
+    assert scene.step(0.05).pairs.shape[0] == 2  # the scene itself still steps

@@ -406,7 +406,7 @@ class Scene(SceneEditing):
             if key == self._last_pairs_key:
                 pairs = self._last_pairs
             else:
-                pairs = np.frombuffer(key, np.intp).reshape(2, n)
+                pairs = np.frombuffer(key, np.int64).reshape(2, n)  # the record is int64
                 self._last_pairs, self._last_pairs_key = pairs, key
             if flags & 1:
                 tris, offsets = buf.triangles(n)
@@ -420,6 +420,14 @@ class Scene(SceneEditing):
         if flags & 4:
             result.toi = buf.contact_times(n)
         return result
+
+    def __getstate__(self):
+        # the buffers are views of shared arenas, which a pickle would copy apart: an
+        # unpickled scene would step on copies and miss pairs
+        raise TypeError(
+            "a Scene cannot be pickled or copied: build it again from its objects "
+            "(meshes pickle as their arrays)"
+        )
 
     def query_brute(self, mode="any"):
         """Slow twin of :meth:`query`: every pair (but static-static) that groups, masks
