@@ -95,11 +95,12 @@ def test_what_the_search_returns_crosses(seed):
     for wa, wb in near[:20] + far:
         if wa < 0:
             continue
-        sa, sb = witness_search(tris, ADJ, tris, ADJ, rot, trans, wa, wb)
+        sa, sb, ca, cb = witness_search(tris, ADJ, tris, ADJ, rot, trans, wa, wb)
         if sa >= 0:
             assert (ORDER[sa], ORDER[sb]) in crossing
-        tried = [
-            (a, b) for a in [wa, *ADJ[wa]] for b in [wb, *ADJ[wb]] if a >= 0 and b >= 0
+        assert 0 <= ca < len(tris) and 0 <= cb < len(tris)
+        tried = [(wa, wb)] + [
+            (a, b) for a in [ca, *ADJ[ca]] for b in [cb, *ADJ[cb]] if a >= 0 and b >= 0
         ]
         if any((ORDER[a], ORDER[b]) in crossing for a, b in tried):
             assert sa >= 0
@@ -112,3 +113,59 @@ def test_what_the_search_returns_crosses(seed):
             assert (ORDER[la], ORDER[lb]) in crossing
         if (ORDER[wa], ORDER[wb]) in crossing:
             assert (sa, sb) == (wa, wb)
+
+
+def _grid(n):
+    """A flat n x n grid of unit squares, each split into two triangles (z = 0)."""
+    xs, ys = np.meshgrid(np.arange(n + 1.0), np.arange(n + 1.0), indexing="ij")
+    verts = np.stack([xs.ravel(), ys.ravel(), np.zeros(xs.size)], axis=1)
+    idx = np.arange((n + 1) ** 2).reshape(n + 1, n + 1)
+    a, b = idx[:-1, :-1].ravel(), idx[1:, :-1].ravel()
+    c, d = idx[1:, 1:].ravel(), idx[:-1, 1:].ravel()
+    faces = np.concatenate([np.stack([a, b, c], 1), np.stack([a, c, d], 1)])
+    return verts[faces], faces
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2**32 - 1))
+def test_the_walk_toward_a_point_reaches_the_triangle_holding_it(seed):
+    """On a flat grid, from a triangle to a point inside it (no hop) or inside one of
+    its edge neighbours (one hop), and from anywhere: a triangle is returned that is
+    the start or a walk's neighbour chain, and it holds the point whenever it says so
+    (the brute-force point-in-triangle test)."""
+    from hitbox._kernels.witness import toward
+
+    tris, faces = _grid(6)
+    adj = slot_neighbours(faces, np.arange(len(faces)))
+    rng = np.random.default_rng(seed)
+    eye, zero = np.eye(3), np.zeros(3)
+
+    def inside(t, p):
+        (x0, y0, _), (x1, y1, _), (x2, y2, _) = tris[t]
+        d = (x1 - x0) * (y2 - y0) - (x2 - x0) * (y1 - y0)
+        w1 = ((p[0] - x0) * (y2 - y0) - (x2 - x0) * (p[1] - y0)) / d
+        w2 = ((x1 - x0) * (p[1] - y0) - (p[0] - x0) * (y1 - y0)) / d
+        return min(w1, w2, 1 - w1 - w2) >= 0
+
+    def interior(t):
+        w = rng.dirichlet([1, 1, 1]) * 0.9 + 0.1 / 3
+        return tuple(float(x) for x in w @ tris[t])
+
+    start = int(rng.integers(len(tris)))
+    p = interior(start)
+    assert toward(tris, adj, start, p, eye, zero, False) == start
+    for nb in adj[start]:
+        if nb >= 0:
+            p = interior(int(nb))
+            assert toward(tris, adj, start, p, eye, zero, False) == nb
+    target = int(rng.integers(len(tris)))
+    p = interior(target)
+    got = toward(tris, adj, start, p, eye, zero, False)
+    assert 0 <= got < len(tris)
+    if inside(got, p):
+        assert got == target  # interior points lie in one triangle only
+    # moved: the same walk over the grid turned and shifted, the point moved alike
+    q, _ = np.linalg.qr(rng.normal(size=(3, 3)))
+    shift = rng.normal(size=3)
+    moved_p = tuple(float(x) for x in q @ np.array(p) + shift)
+    assert toward(tris, adj, start, moved_p, q, shift, True) in (got, target)

@@ -54,6 +54,7 @@ exactly with no pretreatment and no culling.
 
 import math
 import numbers
+from array import array
 from time import perf_counter as _clock
 
 import numpy as np
@@ -163,7 +164,7 @@ class Scene(SceneEditing):
         # quiet steps: until this time no pair can touch (the last run proved it), so a
         # step only queues its motion, replayed step by step when anything looks
         self._horizon = -math.inf
-        self._pending = []
+        self._pending = array("d")  # the quiet steps' dts, replayed by _materialize
         self._quiet_counts = None
         self._last_pairs_key, self._last_pairs = b"", None  # see _run
         self._moving = np.empty(0, np.intp)
@@ -353,9 +354,11 @@ class Scene(SceneEditing):
         """Replay the queued motion of quiet steps, one step at a time."""
         if self._pending:
             t = self._t
+            dts = np.frombuffer(self._pending)  # a view: no list to convert
             _k.advance_steps(t["rot"], t["trans"], t["vel"], t["omega"], t["acc"],
-                             self._moving, np.array(self._pending), t["version"])  # fmt: skip
-            self._pending.clear()
+                             self._moving, dts, t["version"])  # fmt: skip
+            del dts  # the view's export must end before the array shrinks
+            del self._pending[:]
 
     def _changed(self):
         """Before a change by hand: the motion so far, and no quiet horizon."""

@@ -339,8 +339,9 @@ def pair_witness(
     (``tree``: each object's tree index; ``rel_r``,
     ``rel_t``: scratch for their relative pose): a crossing slot pair near the last
     step's witness (:func:`hitbox._kernels.witness.witness_search`), else under the
-    subtrees around it (:func:`hitbox._kernels.witness.local_walk`, ``scratch`` holding
-    its stack), as (sa, sb); (-1, -1) when the pair has no witness or none crosses."""
+    subtrees around the pair that search centred on
+    (:func:`hitbox._kernels.witness.local_walk`, ``scratch`` holding its stack), as
+    (sa, sb); (-1, -1) when the pair has no witness or none crosses."""
     if s < 0 or mem_i[cur, s, 3] < 0:
         return -1, -1
     relative_into(rot, trans, i, j, rel_r, rel_t)
@@ -348,7 +349,7 @@ def pair_witness(
     a_tris = tree_tris(tf, meta, ta)
     b_tris = tree_tris(tf, meta, tb)
     wa, wb = mem_i[cur, s, 3], mem_i[cur, s, 4]
-    sa, sb = witness_search(
+    sa, sb, wa, wb = witness_search(
         a_tris, tree_neighbours(ti, meta, ta), b_tris, tree_neighbours(ti, meta, tb),
         rel_r, rel_t, wa, wb,
     )  # fmt: skip

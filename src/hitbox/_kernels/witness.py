@@ -3,25 +3,32 @@ first try of a Scene step in mode ``any`` (temporal coherence; Lin & Canny's wit
 idea, for triangle pairs).
 
 Two meshes that touched a step ago usually still cross near where they crossed: the
-curve where their surfaces meet moves a little each step. The witness pair is tested
-first; when it no longer crosses, the pairs it makes with the triangles that share an
-edge with either triangle are tested (at most 15 more). A pair found crossing proves
-the meshes touch; finding none proves nothing, and the caller walks the trees.
+curve where their surfaces meet moves a little each step, on seed 003's tori about one
+and a half triangle widths. The witness pair is tested first. When it no longer
+crosses, the search follows the crossing: the two triangles' planes, as they lie now,
+meet in a line near where the crossing has gone, and each mesh walks across its edges
+from the witness's triangle toward that line's point nearest the pair (a few hops);
+the pair reached is tested, then the pairs it makes with its edge neighbours (at most
+16 tests in all after the witness). A pair found crossing proves the meshes touch;
+finding none proves nothing, and the caller walks the trees. On the tori's 88 touching
+steps the prediction left 4 steps to the walks where the witness's own neighbours left
+29 (benchmarks/README.md).
 
-When they do not, the crossing has usually moved a few triangles along: the subtrees
-a few levels above the witness's two leaves are walked (:func:`local_walk`) before the
-whole trees.
+When none crosses, the subtrees a few levels above the searched pair's two leaves are
+walked (:func:`local_walk`) before the whole trees.
 
 Slot neighbours come from :func:`slot_neighbours`, (S, 3) slots per tree, -1 where an
 edge has no other face; parents and the leaf of each slot from :func:`tree_links`.
 """
+
+import math
 
 import numpy as np
 from numba import njit
 
 from hitbox._kernels.collide import _descend, posed_bv, query_slack
 from hitbox._kernels.triangle_overlap import tri_tri_overlap
-from hitbox._kernels.triangle_points import load, load_xf
+from hitbox._kernels.triangle_points import _cross, _dot, _sub, load, load_xf
 
 
 def slot_neighbours(faces, prim_order):
@@ -74,31 +81,118 @@ def _crosses(a_tris, sa, b_tris, sb, rot, trans):
     return tri_tri_overlap(p0, p1, p2, q0, q1, q2)
 
 
+#: Edge crossings each mesh may take toward the predicted crossing (on seed 003's tori
+#: most take none to two).
+WALK_HOPS = 6
+
+
+@njit(inline="always")
+def toward(tris, adj, s, p, rot, trans, moved):
+    """The slot reached from slot ``s`` by crossing, while ``p`` (projected onto the
+    triangle's plane) lies outside it, the edge it lies farthest beyond (at most
+    WALK_HOPS times; a border edge ends the walk). With ``moved``, the triangles are
+    taken moved by (rot, trans)."""
+    for _ in range(WALK_HOPS):
+        if moved:
+            v0, v1, v2 = load_xf(tris, s, rot, trans)
+        else:
+            v0, v1, v2 = load(tris, s)
+        n = _cross(_sub(v1, v0), _sub(v2, v0))
+        # each vertex's barycentric weight of p, unnormalised: its opposite edge's side
+        l0 = _dot(_cross(_sub(v2, v1), _sub(p, v1)), n)
+        l1 = _dot(_cross(_sub(v0, v2), _sub(p, v2)), n)
+        l2 = _dot(_cross(_sub(v1, v0), _sub(p, v0)), n)
+        # adj's edges are (v0 v1, v1 v2, v2 v0): vertex 0 faces edge 1, 1 edge 2, 2 edge 0
+        if l0 <= l1 and l0 <= l2:
+            low, e = l0, 1
+        elif l1 <= l2:
+            low, e = l1, 2
+        else:
+            low, e = l2, 0
+        if not low < 0.0 or adj[s, e] < 0:  # inside (or NaN), or at a border
+            return s
+        s = adj[s, e]
+    return s
+
+
+@njit(inline="always")
+def predicted(a_tris, a_adj, b_tris, b_adj, rot, trans, wa, wb):
+    """Where the crossing of slots (wa, wb) has moved to: the point nearest the two
+    triangles' centroid on the line where their planes meet now, and the slots A and B
+    reach walking toward it (:func:`toward`); (wa, wb) when the planes are (nearly)
+    parallel or a triangle has no plane."""
+    p0, p1, p2 = load(a_tris, wa)
+    q0, q1, q2 = load_xf(b_tris, wb, rot, trans)
+    na = _cross(_sub(p1, p0), _sub(p2, p0))
+    nb = _cross(_sub(q1, q0), _sub(q2, q0))
+    la = math.sqrt(_dot(na, na))
+    lb = math.sqrt(_dot(nb, nb))
+    if not (la > 0.0 and lb > 0.0 and la < np.inf and lb < np.inf):
+        return wa, wb
+    na = (na[0] / la, na[1] / la, na[2] / la)
+    nb = (nb[0] / lb, nb[1] / lb, nb[2] / lb)
+    k = _dot(na, nb)
+    det = 1.0 - k * k
+    if not det > PARALLEL:
+        return wa, wb
+    x = (
+        (p0[0] + p1[0] + p2[0] + q0[0] + q1[0] + q2[0]) / 6.0,
+        (p0[1] + p1[1] + p2[1] + q0[1] + q1[1] + q2[1]) / 6.0,
+        (p0[2] + p1[2] + p2[2] + q0[2] + q1[2] + q2[2]) / 6.0,
+    )
+    # x + alpha na + beta nb on both planes: a 2 x 2 system with unit diagonal
+    ra = _dot(na, _sub(p0, x))
+    rb = _dot(nb, _sub(q0, x))
+    alpha = (ra - k * rb) / det
+    beta = (rb - k * ra) / det
+    p = (
+        x[0] + alpha * na[0] + beta * nb[0],
+        x[1] + alpha * na[1] + beta * nb[1],
+        x[2] + alpha * na[2] + beta * nb[2],
+    )
+    return (
+        toward(a_tris, a_adj, wa, p, rot, trans, False),
+        toward(b_tris, b_adj, wb, p, rot, trans, True),
+    )
+
+
+#: 1 - cos^2 of the planes' angle below which the prediction is not tried (the line
+#: where they meet runs off to infinity).
+PARALLEL = 1e-6
+
+
 @njit(cache=True, nogil=True)
 def witness_search(a_tris, a_adj, b_tris, b_adj, rot, trans, wa, wb):
-    """A crossing slot pair among (wa, wb) and its neighbours' pairs, B's triangles
-    moved into A's frame by (rot, trans): (sa, sb), or (-1, -1) when none crosses.
-    Tested in order: the witness, wa against wb's neighbours, wa's neighbours against
-    wb, then neighbour against neighbour."""
+    """A crossing slot pair near the last step's witness (wa, wb), B's triangles moved
+    into A's frame by (rot, trans): (sa, sb, ca, cb), (sa, sb) = (-1, -1) when none
+    crosses, (ca, cb) the pair the search centred on (for :func:`local_walk`).
+
+    Tested in order: the witness; the pair the witness's crossing has moved to
+    (:func:`predicted`); that pair's first member against the second's edge
+    neighbours, the neighbours of the first against the second, then neighbour against
+    neighbour."""
     if _crosses(a_tris, wa, b_tris, wb, rot, trans):
-        return wa, wb
+        return wa, wb, wa, wb
+    ca, cb = predicted(a_tris, a_adj, b_tris, b_adj, rot, trans, wa, wb)
+    if (ca != wa or cb != wb) and _crosses(a_tris, ca, b_tris, cb, rot, trans):
+        return ca, cb, ca, cb
     for e in range(3):
-        nb = b_adj[wb, e]
-        if nb >= 0 and _crosses(a_tris, wa, b_tris, nb, rot, trans):
-            return wa, nb
+        nb = b_adj[cb, e]
+        if nb >= 0 and _crosses(a_tris, ca, b_tris, nb, rot, trans):
+            return ca, nb, ca, cb
     for e in range(3):
-        na = a_adj[wa, e]
-        if na >= 0 and _crosses(a_tris, na, b_tris, wb, rot, trans):
-            return na, wb
+        na = a_adj[ca, e]
+        if na >= 0 and _crosses(a_tris, na, b_tris, cb, rot, trans):
+            return na, cb, ca, cb
     for e in range(3):
-        na = a_adj[wa, e]
+        na = a_adj[ca, e]
         if na < 0:
             continue
         for f in range(3):
-            nb = b_adj[wb, f]
+            nb = b_adj[cb, f]
             if nb >= 0 and _crosses(a_tris, na, b_tris, nb, rot, trans):
-                return na, nb
-    return -1, -1
+                return na, nb, ca, cb
+    return -1, -1, ca, cb
 
 
 #: Levels above the witness's leaves where :func:`local_walk` starts.
