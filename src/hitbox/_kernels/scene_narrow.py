@@ -11,7 +11,7 @@ from numba import njit
 
 from hitbox._kernels.advancement import mesh_contact_time
 from hitbox._kernels.box_sat import aabb_kdop, aabb_obb, kdop_obb
-from hitbox._kernels.collide import stack_rows
+from hitbox._kernels.collide import _descend, posed_bv, query_slack, stack_rows
 from hitbox._kernels.contact_time import first_contact
 from hitbox._kernels.flat_views import rows
 from hitbox._kernels.front import front_walk
@@ -277,9 +277,10 @@ def _sorted_face_pairs(fa, fb, n, order_a, order_b):
 #: A front longer than FRONT_GROWTH times the last root walk's, plus FRONT_SLACK, is
 #: dropped for a walk from the root (fronts are not pulled back up: the parents of
 #: still-disjoint sibling pairs overlap again a step or two later, see
-#: benchmarks/README.md). Mode any walks from the front only after its witness, its
-#: neighbours and the subtrees around them found nothing (a witness that crosses
-#: drops the front): mostly pairs whose boxes meet but whose meshes do not.
+#: benchmarks/README.md). Mode all only: when its witness, the pair it leads to and the
+#: subtrees around them find nothing, mode any walks from the root as
+#: TriangleMesh.intersect does (mostly pairs whose volumes meet but whose meshes do
+#: not; their fronts had grown past a root walk's cost).
 FRONT_GROWTH, FRONT_SLACK = 2, 32
 
 
@@ -323,6 +324,14 @@ def _mesh_mesh(
     a0, a1, a2 = obb_parts(tf, meta, ta)
     b0, b1, b2 = obb_parts(tf, meta, tb)
     stack = _walk_stack(meta, ta, tb, scratch)
+    if first_only:  # mode any: the root walk TriangleMesh.intersect takes, no front
+        out, n = _descend(
+            posed_bv(a0, a1, a2, rel_r), a_first, a_count, a_tris, a_sbox,
+            posed_bv(b0, b1, b2, rel_r), b_first, b_count, b_tris, b_sbox,
+            rel_r, rel_t, query_slack(rel_t, tf[meta[ta, M_MAG]], tf[meta[tb, M_MAG]]),
+            stack, True, buf, 0, 0, 0,
+        )  # fmt: skip
+        return n, out, 0
     out, n, n_new = front_walk(
         a0, a1, a2, a_first, a_count, a_tris, a_sbox, tf[meta[ta, M_MAG]],
         b0, b1, b2, b_first, b_count, b_tris, b_sbox, tf[meta[tb, M_MAG]],
