@@ -16,6 +16,7 @@ from hitbox._kernels.witness import (
 )
 from hitbox._torus import torus_mesh
 from hitbox.mesh import TriangleMesh
+from hitbox.triangle import overlap as triangle_overlap
 
 MESH = TriangleMesh(*torus_mesh(800), node="obb")
 ORDER = MESH.bvh.prim_order
@@ -169,3 +170,24 @@ def test_the_walk_toward_a_point_reaches_the_triangle_holding_it(seed):
     shift = rng.normal(size=3)
     moved_p = tuple(float(x) for x in q @ np.array(p) + shift)
     assert toward(tris, adj, start, moved_p, q, shift, True) in (got, target)
+
+
+def test_the_search_survives_degenerate_and_parallel_witnesses():
+    """A witness on a zero-area triangle (no plane), or two coplanar triangles (their
+    planes meet in no line): no prediction is made, the search still tries the
+    witness's own ring, and every pair it returns crosses."""
+    tris, faces = _grid(4)
+    adj = slot_neighbours(faces, np.arange(len(faces)))
+    flat = tris.copy()
+    flat[5] = flat[5, 0]  # triangle 5 collapsed to a point
+    eye, zero = np.eye(3), np.zeros(3)
+    for wa, wb in ((5, 7), (7, 5), (3, 3), (0, len(faces) - 1)):
+        sa, sb, ca, cb = witness_search(flat, adj, flat, adj, eye, zero, wa, wb)
+        assert (ca, cb) == (wa, wb)  # no plane or no line: centred on the witness
+        if sa >= 0:
+            p, q = flat[sa], flat[sb]
+            assert triangle_overlap(p[None], q[None])[0]
+    # the same grid lifted by 1e-3: parallel planes apart, nothing crosses
+    lifted = flat + np.array([0, 0, 1e-3])
+    sa, sb, ca, cb = witness_search(flat, adj, lifted, adj, eye, zero, 3, 3)
+    assert (sa, sb, ca, cb) == (-1, -1, 3, 3)
