@@ -33,7 +33,9 @@ once, with ``i < j`` (A-B, never again B-A). A step is one compiled call
    convex shape's volume is the box about it in its own frame; a half-space has none).
 4. **Narrow phase**: mesh-mesh by the tree-vs-tree walk in the relative frame, with
    temporal coherence in ``mode="any"``: the triangle pair that crossed at the last
-   step (the witness) is tested first and settles the pair when it still crosses;
+   step (the witness) is tested first and settles the pair when it still crosses, then
+   the pair its crossing has moved to (:mod:`hitbox._kernels.witness`); in
+   ``mode="all"`` the walk starts from the last step's front;
    mesh-plain by the mesh's tree and an exact triangle-sphere or triangle-box test (a
    convex shape or a half-space: each face against it as
    :meth:`~hitbox.mesh.TriangleMesh.intersect_shapes` decides, a half-space's faces
