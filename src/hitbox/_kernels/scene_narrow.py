@@ -277,10 +277,10 @@ def _sorted_face_pairs(fa, fb, n, order_a, order_b):
 #: A front longer than FRONT_GROWTH times the last root walk's, plus FRONT_SLACK, is
 #: dropped for a walk from the root (fronts are not pulled back up: the parents of
 #: still-disjoint sibling pairs overlap again a step or two later, see
-#: benchmarks/README.md). Mode all only: when its witness, the pair it leads to and the
-#: subtrees around them find nothing, mode any walks from the root as
-#: TriangleMesh.intersect does (mostly pairs whose volumes meet but whose meshes do
-#: not; their fronts had grown past a root walk's cost).
+#: benchmarks/README.md). Fronts are kept in mode all only: in mode any, a pair that its
+#: witness search does not settle walks from the root as TriangleMesh.intersect does
+#: (mostly pairs whose volumes meet but whose meshes do not, whose fronts had grown
+#: past a root walk's cost).
 FRONT_GROWTH, FRONT_SLACK = 2, 32
 
 
@@ -300,8 +300,9 @@ def _mesh_mesh(
     """Mesh i against mesh j: (n crossing slot pairs in buf[:, :n], buf, n_new). With
     ``first_only``, the witness slot pair (wit_a, wit_b) from the last step is tested
     first and settles the pair when it still crosses (its front ``old`` kept as
-    ``new``); else the trees are walked from the front ``old`` (:mod:`hitbox._kernels.
-    front`), the new front written to ``new[:n_new]`` (n_new -1: it did not fit).
+    ``new``); else, with ``first_only``, the trees are walked from the root (no front,
+    n_new 0), and without it from the front ``old`` (:mod:`hitbox._kernels.front`), the
+    new front written to ``new[:n_new]`` (n_new -1: it did not fit).
     ``scratch``: room for the walk's stack (allocated when short)."""
     rel_r, rel_t = relative_scratch(fb, cap)
     relative_into(f3(fb, cap, ROT, 3, 3), f2(fb, cap, TRANS, 3), i, j, rel_r, rel_t)
