@@ -75,7 +75,6 @@ from hitbox._scene_objects import (
     check_real,
 )
 from hitbox._scene_results import (
-    _ZEROS,
     NO_OFFSETS,
     NO_TRIANGLES,
     RunResult,
@@ -416,9 +415,7 @@ class Scene(SceneEditing):
             if flags & 1:
                 tris, offsets = buf.triangles(n)
             else:
-                tris, offsets = NO_TRIANGLES, _ZEROS.get(n)
-                if offsets is None:
-                    offsets = zero_offsets(n)
+                tris, offsets = NO_TRIANGLES, zero_offsets(n)
         facts = (now, len(self._objects), self._n_dyn, self._n_stat, record,
                  _clock() - start)  # fmt: skip
         result = StepResult(pairs, tris, offsets, facts)
