@@ -9,10 +9,13 @@ errors found only by the kernels (a transform that is not rigid, a non-finite po
 a dask array) raise then. Numpy inputs are checked when the call is made.
 
 Meshes travel once per cluster, not once per chunk: with a ``distributed.Client`` (the
-``client`` argument, else the default client when one is active) each mesh is scattered
-to every worker (``broadcast=True``) under a key made from its content, kept for the
-life of the client, and the chunks' tasks depend on it; with the local threaded or
-synchronous scheduler the tasks close over the meshes. Meshes pickle as their arrays
+``client`` argument, else the default client when one is active) the meshes become one
+task of the cluster, under a key made from their content, computed once, held for the
+life of the client, and the chunks' tasks depend on it. It is a task, not scattered
+data, because the scheduler can compute a task again when the worker holding it dies;
+scattered data is lost with its last copy (and Dask's memory manager keeps one copy of
+a broadcast). With the local threaded or synchronous scheduler the tasks close over the
+meshes. Meshes pickle as their arrays
 (:meth:`TriangleMesh.__reduce__`): no worker builds a tree.
 
 Two levels of parallelism: Dask's (worker processes, threads per worker) and numba's
@@ -31,6 +34,7 @@ import threading
 
 try:
     import dask.array as da
+    from dask import delayed
     from dask.base import tokenize
 except ImportError as exc:  # the core needs numpy and numba only
     raise ImportError(
@@ -62,7 +66,7 @@ POSE_CHUNK = 200_000
 #: Rows per chunk of a numpy input of rays or points.
 POINT_CHUNK = 250_000
 
-_SCATTERED = {}  # (client id, mesh digest) -> Future of the mesh on every worker
+_HELD = {}  # (client id, mesh digests) -> Future of the meshes' task
 _LOCK = threading.Lock()
 
 
@@ -82,7 +86,7 @@ def intersect_many(a, b, transforms, *, mode="any", chunks=None, client=None):
         Poses per chunk of a numpy input (default :data:`POSE_CHUNK`); a dask input
         keeps its own chunks along K.
     client : distributed.Client, optional
-        Where the meshes are scattered; by default the active client, if any.
+        Where the meshes are held; by default the active client, if any.
 
     Returns
     -------
@@ -390,7 +394,7 @@ def _fields(packed, cols, types):
 
 
 def _digest(mesh):
-    """A content hash of a mesh and its tree: equal meshes share one scattered copy."""
+    """A content hash of a mesh and its tree: equal meshes share one held copy."""
     h = hashlib.blake2b(digest_size=16)
     tree = mesh.bvh
     bv = tree.node_bv if isinstance(tree.node_bv, tuple) else (tree.node_bv,)
@@ -407,20 +411,20 @@ def _digests(meshes):
 
 
 def _ship(meshes, client):
-    """The meshes as the chunks' tasks receive them: a tuple (threads) or a Future of
-    it scattered to every worker once (distributed)."""
+    """The meshes as the chunks' tasks receive them: a tuple (threads) or the Future of
+    one task that returns it (distributed), computed again if its worker dies."""
     client = _client(client)
     if client is None:
         return tuple(meshes)
     key = ("hitbox-meshes", *_digests(meshes))
     with _LOCK:
-        for k in [k for k in _SCATTERED if _SCATTERED[k].client.status == "closed"]:
-            del _SCATTERED[k]
-        future = _SCATTERED.get((client.id, key))
+        for k in [k for k in _HELD if _HELD[k].client.status == "closed"]:
+            del _HELD[k]
+        future = _HELD.get((client.id, key))
         if future is None:
             name = "hitbox-meshes-" + tokenize(key)
-            future = client.scatter({name: tuple(meshes)}, broadcast=True)[name]
-            _SCATTERED[(client.id, key)] = future
+            future = client.compute(delayed(tuple(meshes), name=name, traverse=False))
+            _HELD[(client.id, key)] = future
     return future
 
 
