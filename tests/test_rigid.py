@@ -6,12 +6,15 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from hitbox import _validate as v
+from hitbox._kernels.obb import rot_error
 from hitbox._kernels.rigid import (
     RIGID_TOL,
+    SNAP_TOL,
     first_not_rotation,
     first_not_rotation_py,
     split_transforms,
     split_transforms_py,
+    write_poses,
 )
 from hitbox.mesh import TriangleMesh
 from tests.strategies import rotation
@@ -120,3 +123,36 @@ def test_split_transforms_takes_views_and_other_dtypes():
         )
         assert rot.flags.c_contiguous and trans.flags.c_contiguous
         assert single == (np.ndim(given_) == 2)
+
+
+@given(transform_stacks(), st.integers(0, 2**32 - 1))
+def test_written_poses_equal_the_numpy_twin_or_nothing_is_written(mats, seed):
+    """A Scene's set_poses kernel: all poses written (rows idx, version and epoch counted
+    up) and the rows to snap listed, or the first bad pose named and no table changed."""
+    rng = np.random.default_rng(seed)
+    k = len(mats)
+    n = k + 3
+    idx = rng.permutation(n)[:k].astype(np.intp)
+    rots = rng.normal(size=(n, 3, 3))
+    trans = rng.normal(size=(n, 3))
+    version = rng.integers(0, 9, n)
+    epoch = rng.integers(0, 9, n)
+    before = [x.copy() for x in (rots, trans, version, epoch)]
+    off = np.empty(k, np.intp)
+    bad, n_off = write_poses(mats, idx, rots, trans, version, epoch, off)
+    bad_py, rots_py, trans_py = split_transforms_py(mats, True)
+    assert bad == bad_py
+    if bad >= 0:
+        for x, y in zip((rots, trans, version, epoch), before, strict=True):
+            assert np.array_equal(x, y)
+        return
+    want_r, want_t = before[0].copy(), before[1].copy()
+    want_r[idx], want_t[idx] = rots_py, trans_py
+    assert np.array_equal(rots, want_r) and np.array_equal(trans, want_t)
+    bumped = np.zeros(n, np.int64)
+    bumped[idx] = 1
+    assert np.array_equal(version, before[2] + bumped)
+    assert np.array_equal(epoch, before[3] + bumped)
+    err = np.empty(k)
+    rot_error(rots_py, err)
+    assert np.array_equal(off[:n_off], np.flatnonzero(err > SNAP_TOL))

@@ -7,6 +7,7 @@ import numpy as np
 from hitbox import _validate as v
 from hitbox._kernels import scene_layout as _kl
 from hitbox._kernels.primitives import HALFSPACE
+from hitbox._kernels.rigid import write_poses
 from hitbox._scene_objects import (
     ALL_BITS,
     CONVEX,
@@ -152,11 +153,29 @@ class SceneEditing:
         if self.dim == 2:
             poses = lift_poses2(poses)
         poses = as_matrices(poses)
+        t = self._t
+        if (
+            type(poses) is np.ndarray
+            and poses.dtype == np.float64
+            and poses.shape == (len(idx), 4, 4)
+            and poses.flags.c_contiguous
+        ):
+            # the checks and the writes in one compiled call (a game loop's every
+            # frame); a pose that fails leaves everything as it was, and the checks
+            # below run again to name the problem
+            off = np.empty(len(idx), np.intp)
+            bad, n_off = write_poses(
+                poses, idx, t["rot"], t["trans"], t["version"], t["epoch"], off
+            )
+            if bad < 0:
+                if n_off:
+                    rows = idx[off[:n_off]]
+                    t["rot"][rows] = snap(t["rot"][rows])
+                return
         linear, trans, _ = v.as_transforms(poses, "poses", rigid=True)
         if len(linear) != len(idx):
             raise ValueError(f"poses holds {len(linear)} poses for {len(idx)} ids")
         linear = snap(linear)
-        t = self._t
         t["rot"][idx], t["trans"][idx] = linear, trans
         t["version"][idx] += 1
         t["epoch"][idx] += 1

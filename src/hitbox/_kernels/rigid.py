@@ -1,5 +1,6 @@
 """Whether 3x3 matrices are rotations: orthonormal to a tolerance, determinant above 0;
-and K rigid 4x4 transforms checked and split into rotations and translations at once.
+and K rigid 4x4 transforms checked and split into rotations and translations at once
+(or written into a Scene's pose tables).
 
 The checks run compiled because in numpy (einsum, cross, per-pose reductions) the
 rotation check cost 0.9 microseconds a pose, a third of a many-pose query, and the
@@ -11,6 +12,9 @@ from numba import njit
 
 #: Largest |R^T R - I| entry a rotation may have (float32 matrices reach about 1e-7).
 RIGID_TOL = 1e-6
+#: Rotations further than this from orthonormal are snapped to the nearest rotation
+#: when a Scene stores them (nearer ones are rotations to rounding and stay exact).
+SNAP_TOL = 1e-14
 
 
 @njit(inline="always")
@@ -90,6 +94,45 @@ def split_transforms(mats, rigid, rots, trans):
         if rigid and not is_rotation(rots[k]):
             return k
     return -1
+
+
+@njit(cache=True, nogil=True)
+def write_poses(mats, idx, rots, trans, version, epoch, off):
+    """Check K rigid 4x4 poses as :func:`split_transforms` does and, only when all pass,
+    write pose k into row idx[k] of rots (N, 3, 3) and trans (N, 3) and count that
+    row's version and epoch up: a Scene's ``set_poses`` in one call.
+
+    Returns (first bad index or -1, n_off); ``off[:n_off]`` lists the poses whose
+    rotation is further than SNAP_TOL from orthonormal, for the caller to snap to the
+    nearest rotation. Nothing is written when a pose fails."""
+    n_off = 0
+    for k in range(len(mats)):
+        for r in range(4):
+            for c in range(4):
+                if not np.isfinite(mats[k, r, c]):
+                    return k, 0
+        if (
+            mats[k, 3, 0] != 0.0
+            or mats[k, 3, 1] != 0.0
+            or mats[k, 3, 2] != 0.0
+            or mats[k, 3, 3] != 1.0
+        ):
+            return k, 0
+        linear = mats[k, :3, :3]
+        if not is_rotation(linear):
+            return k, 0
+        if ortho_error(linear) > SNAP_TOL:
+            off[n_off] = k
+            n_off += 1
+    for k in range(len(mats)):
+        row = idx[k]
+        for r in range(3):
+            trans[row, r] = mats[k, r, 3]
+            for c in range(3):
+                rots[row, r, c] = mats[k, r, c]
+        version[row] += 1
+        epoch[row] += 1
+    return -1, n_off
 
 
 def split_transforms_py(mats, rigid):
