@@ -35,7 +35,8 @@ once, with ``i < j`` (A-B, never again B-A). A step is one compiled call
    temporal coherence in ``mode="any"``: the triangle pair that crossed at the last
    step (the witness) is tested first and settles the pair when it still crosses, then
    the pair its crossing has moved to (:mod:`hitbox._kernels.witness`); in
-   ``mode="all"`` the walk starts from the last step's front;
+   ``mode="all"`` the walk of a pair that touched at the last step starts from that
+   step's front (a pair found apart walks from the root);
    mesh-plain by the mesh's tree and an exact triangle-sphere or triangle-box test (a
    convex shape or a half-space: each face against it as
    :meth:`~hitbox.mesh.TriangleMesh.intersect_shapes` decides, a half-space's faces

@@ -277,10 +277,11 @@ def _sorted_face_pairs(fa, fb, n, order_a, order_b):
 #: A front longer than FRONT_GROWTH times the last root walk's, plus FRONT_SLACK, is
 #: dropped for a walk from the root (fronts are not pulled back up: the parents of
 #: still-disjoint sibling pairs overlap again a step or two later, see
-#: benchmarks/README.md). Fronts are kept in mode all only: in mode any, a pair that its
-#: witness search does not settle walks from the root as TriangleMesh.intersect does
-#: (mostly pairs whose volumes meet but whose meshes do not, whose fronts had grown
-#: past a root walk's cost).
+#: benchmarks/README.md). Fronts are kept in mode all only, and only by pairs that
+#: touch: a pair proved apart walks from the root next, as TriangleMesh.intersect does
+#: (in mode any, a pair that its witness search does not settle): a front left by a
+#: touching step lies deep in both trees, where a walk from the root stops higher up
+#: once the meshes part (benchmarks/README.md).
 FRONT_GROWTH, FRONT_SLACK = 2, 32
 
 
@@ -415,7 +416,8 @@ def narrow_pair(
     for none): (touching primitive pairs m (1 for two
     plain volumes), contact time (dt unless swept), witness slot pair or -1, -1, the
     length of its new front, written at the start of ``front_new`` (-1: it did not
-    fit), and the front length of its last walk from the root). Two meshes walk from
+    fit; 0 for a pair found apart), and the front length of its last walk from the
+    root). Two meshes walk from
     the front their memory row points to in ``front_old`` (unless it has grown past
     FRONT_GROWTH times that root length), ``scratch`` holding its
     stack. Writes the pair's triangle pairs at ``tris_out[:, n_tris:]`` where they fit
@@ -452,8 +454,8 @@ def narrow_pair(
                     buf[0, 0] = sa
                     buf[1, 0] = sb
                     m = 1
-        if m == 0:
-            return 0, dt, -1, -1, n_new, root
+        if m == 0:  # apart: no front kept (see FRONT_GROWTH)
+            return 0, dt, -1, -1, 0, root
         if not first_only and n_tris + m <= cap_t:
             tree = i1(ib, cap, TREE)
             _, _, _, _, _, order_a = tree_arrays(tf, ti, meta, tree[i])
