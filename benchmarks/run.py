@@ -8,12 +8,12 @@ measured in the same run, because absolute times drift on shared machines.
 """
 
 import argparse
-import csv
 import importlib
 import pkgutil
 from pathlib import Path
 
 from benchmarks.timing import environment, machine
+from hitbox.report import write_rows
 
 HERE = Path(__file__).parent
 
@@ -26,13 +26,7 @@ def available():
 def write_csv(name, rows, folder=None):
     folder = Path(folder or HERE / "results" / machine())
     folder.mkdir(parents=True, exist_ok=True)
-    keys = list(dict.fromkeys(k for row in rows for k in row))
-    path = folder / f"{name}.csv"
-    with path.open("w", newline="") as f:
-        writer = csv.DictWriter(f, fieldnames=keys)
-        writer.writeheader()
-        writer.writerows(rows)
-    return path
+    return write_rows(folder / f"{name}.csv", rows)
 
 
 def print_table(name, rows):

@@ -301,3 +301,18 @@ def test_plot_ratios_and_steps(tmp_path):
 def test_plot_steps_rejects_bad_times(tmp_path, times):
     with pytest.raises(ValueError, match="times"):
         report.plot_steps(times, tmp_path / "bad.png")
+
+
+def test_write_rows_takes_every_key_in_first_seen_order(tmp_path):
+    import csv
+
+    rows = [{"bench": "a", "ratio": 2.5}, {"bench": "b", "peer": "coal"}, {}]
+    path = report.write_rows(tmp_path / "rows.csv", rows)
+    with path.open(newline="") as f:
+        back = list(csv.DictReader(f))
+    assert list(back[0]) == ["bench", "ratio", "peer"]
+    assert back == [
+        {"bench": "a", "ratio": "2.5", "peer": ""},
+        {"bench": "b", "ratio": "", "peer": "coal"},
+        {"bench": "", "ratio": "", "peer": ""},
+    ]

@@ -35,7 +35,6 @@ before the timer (its first query, at time 0, packs its tables: about 0.5 ms).
 """
 
 import argparse
-import csv
 import os
 import platform
 import time
@@ -48,6 +47,7 @@ from hitbox._torus import torus_mesh
 from hitbox.bvh import KINDS
 from hitbox.mesh import TriangleMesh
 from hitbox.pipeline import Scene
+from hitbox.report import write_rows
 
 
 def environment():
@@ -120,9 +120,9 @@ def run(quick=False, out_dir=None, repeats=None, steps=None):
             rows += scene_rows
             summary += _summarise(scene_name, mode, best, scene_rows)
     paths = {
-        "csv": _write(out / "paper.csv", rows),
-        "summary_csv": _write(out / "paper_summary.csv", summary),
-        "trees_csv": _write(out / "paper_trees.csv", trees),
+        "csv": write_rows(out / "paper.csv", rows),
+        "summary_csv": write_rows(out / "paper_summary.csv", summary),
+        "trees_csv": write_rows(out / "paper_trees.csv", trees),
     }
     paths["png"] = _plot(rows, out / "paper.png")
     return {
@@ -376,15 +376,6 @@ def _summarise(scene_name, mode, node, rows):
             }
         )
     return out
-
-
-def _write(path, rows):
-    keys = list(dict.fromkeys(k for row in rows for k in row))
-    with path.open("w", newline="") as f:
-        writer = csv.DictWriter(f, fieldnames=keys)
-        writer.writeheader()
-        writer.writerows(rows)
-    return path
 
 
 def _plot(rows, path):

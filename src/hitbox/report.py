@@ -1,9 +1,11 @@
-"""Pictures of results with matplotlib: benchmark ratios and time per step.
+"""Results written out: benchmark and experiment rows as CSV, and pictures with
+matplotlib (benchmark ratios, time per step).
 
 Figures are drawn with matplotlib's object API (no pyplot, no global backend), so
 writing them works headless and leaves an interactive session's settings alone.
 """
 
+import csv
 import math
 import os
 import re
@@ -11,12 +13,24 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["ratio_rows", "plot_ratios", "plot_steps"]
+__all__ = ["write_rows", "ratio_rows", "plot_ratios", "plot_steps"]
 
 # Columns that give how many times faster hitbox is than a baseline (see ratio_rows).
 _SPEEDUP = re.compile(r"^(?:speedup|ratio)_vs_([a-z0-9]+)(?:_(\w+))?$")
 # Fields that name what a benchmark row measured, in the order a label uses them.
 _NAMING = ("scene", "impl", "engine", "kind", "method", "n", "triangles")
+
+
+def write_rows(path, rows):
+    """Write ``rows`` (dicts) to the CSV file ``path``, one column per key in the order
+    keys first appear (a row without a key leaves its cell empty); returns ``path``."""
+    path = Path(path)
+    keys = list(dict.fromkeys(k for row in rows for k in row))
+    with path.open("w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=keys)
+        writer.writeheader()
+        writer.writerows(rows)
+    return path
 
 
 def ratio_rows(results, peers=None):
