@@ -605,3 +605,42 @@ def test_fronts_are_kept_by_touching_pairs_in_mode_all_only(mode):
         assert max(fronts[True]) == 0
     else:
         assert min(fronts[True]) > 0
+
+
+def test_the_default_threshold_schedules_no_pair_while_the_scene_is_busy():
+    """With the default threshold, a step after one that tested a pair schedules none
+    (its near pairs are tested by their spheres again); after a step that tested none,
+    pairs are scheduled again and quiet steps come back. Every step's pairs equal the
+    brute-force twin's and those of a twin given the same threshold explicitly, which
+    schedules at every step."""
+    tv, tf = torus_mesh(200, r_major=1.0, r_minor=0.3)
+    mesh = TriangleMesh(tv, tf)
+    scenes = [Scene(), None]
+    for k, scene in enumerate(scenes):
+        if scene is None:
+            scene = scenes[k] = Scene(threshold=scenes[0].threshold)
+        scene.add(mesh, static=True)
+        pose = np.eye(4)
+        pose[:3, 3] = (-3.2, 0.1, 0.05)  # passes through A's plane, touching, then away
+        scene.add(mesh, pose, velocity=(1.0, 0.0, 0.0), angular_velocity=(0, 0.2, 0))
+        far = np.eye(4)
+        far[:3, 3] = (0.0, 5.0, 0.0)  # drifts slowly: scheduled, never touching
+        scene.add(mesh, far, velocity=(0.0, -0.05, 0.0))
+    auto, given = scenes
+    assert auto.threshold == given.threshold > 0.0
+    busy = False
+    seen = {"busy": 0, "scheduled after": 0, "quiet": 0}
+    for _ in range(120):
+        result = auto.step(0.05)
+        twin = given.step(0.05)
+        _same(result, auto.query_brute())
+        assert np.array_equal(result.pairs, twin.pairs)
+        stats = result.stats
+        if busy:
+            assert stats.scheduled_new == 0
+            seen["busy"] += 1
+        elif stats.scheduled_new:
+            seen["scheduled after"] += 1
+        seen["quiet"] += auto._horizon > auto.time
+        busy = stats.broadphase_candidates + stats.rejected_by_boxes > 0
+    assert all(count > 0 for count in seen.values()), seen

@@ -121,7 +121,12 @@ class Scene(SceneEditing):
         do not touch sleep until their time bound. Default: the median bounding-sphere
         diameter of the scene's meshes, 0 in a scene without meshes (recomputed as
         objects come and go): a pair of plain volumes costs less to test at every step
-        than to schedule.
+        than to schedule. With the default, a step that follows one where some pair
+        was tested schedules no pair (it takes the threshold as 0): the schedule exists
+        for the quiet horizon, which such a busy scene does not reach, and its
+        bookkeeping costs more than the sphere tests it spares (benchmarks/README.md);
+        the threshold is back in use from the step after one that tested no pair. A
+        threshold given is used at every step.
     broadphase : {"auto", "sap", "brute"}
         ``"brute"``: every dynamic-dynamic and dynamic-static pair's grown boxes are
         compared (the twin); ``"sap"``: sort-and-sweep on x, the order kept from step to
@@ -166,6 +171,7 @@ class Scene(SceneEditing):
         # quiet steps: until this time no pair can touch (the last run proved it), so a
         # step only queues its motion, replayed step by step when anything looks
         self._horizon = -math.inf
+        self._busy = False  # the default threshold, and the last step tested a pair
         self._pending = array("d")  # the quiet steps' dts, replayed by _materialize
         self._quiet_counts = None
         self._last_pairs_key, self._last_pairs = b"", None  # see _run
@@ -380,18 +386,23 @@ class Scene(SceneEditing):
         if self._trace_on:
             flags |= 2
         self._time = now = self._time + dt
+        threshold = 0.0 if self._busy else self._threshold_value
         n = _STEP[0](
-            buf.objs, buf.tree_f, buf.tree_i, buf.work, dt, now, self._threshold_value,
-            self._sweep, flags,
+            buf.objs, buf.tree_f, buf.tree_i, buf.work, dt, now, threshold, self._sweep,
+            flags,
         )  # fmt: skip
         if not 0 <= n < _FRONT_FLAG:  # a buffer was too small
             if n < 0:
-                n = buf.run_again(dt, now, self._threshold_value, self._sweep, flags)
+                n = buf.run_again(dt, now, threshold, self._sweep, flags)
             if n >= _FRONT_FLAG:
                 n -= _FRONT_FLAG
                 buf.grow_fronts()
         # one bytes snapshot holds the counts, the horizon and the pairs
         record = buf.record_mv[: _R_PAIRS + 2 * n].tobytes()
+        # (continuous mode reports no horizon: its steps keep the threshold)
+        self._busy = (
+            self._threshold is None and not flags & 4 and buf.horizon_mv[0] == -math.inf
+        )
         if flags & 2:
             self._horizon = -math.inf
             self.trace = buf.trace()
