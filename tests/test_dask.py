@@ -237,6 +237,17 @@ def test_the_meshes_outlive_the_worker_that_holds_them(own_client):
     assert set(client.who_has()[held]).isdisjoint(holders)
 
 
+def test_the_meshes_are_sent_again_after_a_restart(own_client):
+    """client.restart() cancels every future, the meshes' too: the next call sends
+    them again instead of depending on a cancelled key."""
+    client = own_client
+    lazy = hd.intersect_many(A, B, POSES, chunks=50, client=client)
+    assert np.array_equal(lazy.compute(scheduler=client), _expected()["any"])
+    client.restart()
+    again = hd.intersect_many(A, B, POSES, chunks=50, client=client)
+    assert np.array_equal(again.compute(scheduler=client), _expected()["any"])
+
+
 # -- pickling ----------------------------------------------------------------------------
 
 

@@ -421,7 +421,7 @@ def _ship(meshes, client):
         for k in [k for k in _HELD if _HELD[k].client.status == "closed"]:
             del _HELD[k]
         future = _HELD.get((client.id, key))
-        if future is None:
+        if future is None or future.status in ("cancelled", "error"):
             name = "hitbox-meshes-" + tokenize(key)
             future = client.compute(delayed(tuple(meshes), name=name, traverse=False))
             _HELD[(client.id, key)] = future
