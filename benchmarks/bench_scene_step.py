@@ -14,7 +14,8 @@
 2. ``quiet step``: two objects far apart, every pair asleep or far: one step's time
    against an empty Python function call and a one-array numba call.
 3. ``60 tori``: 60 tori of 2,000 triangles spinning in a box, poses set by hand every
-   step (``set_poses`` + ``query``) or integrated by the Scene (``step``), against
+   step (``set_poses`` + ``query``) or integrated by the Scene (``step``), each frame
+   timed alone and each frame's least time over the repeats summed, against
    python-fcl's ``DynamicAABBTreeCollisionManager`` with a collecting callback (what
    trimesh's ``CollisionManager`` does). Coal's Python API has no way to collect every
    touching pair from a manager (its callback base class cannot be subclassed from
@@ -223,38 +224,45 @@ def _many(n, steps, repeats):
         )
     except ImportError:
         pass
-    best = {"Scene.set_poses + query": np.inf, "Scene.step (velocities)": np.inf}
-    best.update({name: np.inf for name in peers})
+    # each frame's least time over the interleaved repeats, summed, for every method:
+    # a stall of the shared host spoils a frame, not a whole pass (as for the two tori)
+    names = ["Scene.set_poses + query", "Scene.step (velocities)", *peers]
+    least = {name: np.full(len(frames), np.inf) for name in names}
     agree = {name: True for name in peers}
+
+    def timed(name, k, t0):
+        least[name][k] = min(least[name][k], time.perf_counter() - t0)
+
     for _ in range(repeats):
         scene = _build_many(mesh, start, static, vel, omega, moving=False)
         scene.query()
-        t0 = time.perf_counter()
         mine = []
-        for frame in frames:
+        for k, frame in enumerate(frames):
+            t0 = time.perf_counter()
             scene.set_poses(dyn, frame[dyn])
             mine.append(scene.query().pairs)
-        best["Scene.set_poses + query"] = min(
-            best["Scene.set_poses + query"], time.perf_counter() - t0
-        )
+            timed("Scene.set_poses + query", k, t0)
         moving = _build_many(mesh, start, static, vel, omega, moving=True)
         moving.query()
-        t0 = time.perf_counter()
-        integrated = [moving.step(DT).pairs for _ in frames]
-        best["Scene.step (velocities)"] = min(
-            best["Scene.step (velocities)"], time.perf_counter() - t0
-        )
+        integrated = []
+        for k in range(len(frames)):
+            t0 = time.perf_counter()
+            integrated.append(moving.step(DT).pairs)
+            timed("Scene.step (velocities)", k, t0)
         assert all(np.array_equal(a, b) for a, b in zip(mine, integrated, strict=True))
         for name, peer in peers.items():
             peer.reset(start)
-            t0 = time.perf_counter()
-            got = [peer.step(frame, dyn) for frame in frames]
-            best[name] = min(best[name], time.perf_counter() - t0)
+            got = []
+            for k, frame in enumerate(frames):
+                t0 = time.perf_counter()
+                got.append(peer.step(frame, dyn))
+                timed(name, k, t0)
             ours = [set(map(tuple, m.T.tolist())) for m in mine]
             agree[name] = (
                 sum(len(g - o) for g, o in zip(got, ours, strict=True)),
                 sum(len(o - g) for g, o in zip(got, ours, strict=True)),
             )
+    best = {name: t.sum() for name, t in least.items()}
     touching = sum(m.shape[1] for m in mine)
     rows = []
     for method, t in best.items():
