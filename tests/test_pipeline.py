@@ -644,3 +644,29 @@ def test_the_default_threshold_schedules_no_pair_while_the_scene_is_busy():
         seen["quiet"] += auto._horizon > auto.time
         busy = stats.broadphase_candidates + stats.rejected_by_boxes > 0
     assert all(count > 0 for count in seen.values()), seen
+
+
+def test_bulk_ids_checked_once_are_checked_again_when_objects_come_and_go():
+    """set_poses remembers the last array of ids it checked: the same ids again pass,
+    an id removed since (or a changed array) is refused, nothing moved."""
+    scene = Scene()
+    ids = np.array([scene.add(Spheres(np.array([3.0 * k, 0, 0]), 1.0)) for k in range(3)])
+    poses = np.tile(np.eye(4), (3, 1, 1))
+    poses[:, 0, 3] = [0.0, 3.0, 6.0]
+    scene.set_poses(ids, poses)
+    scene.set_poses(ids, poses)  # remembered: still valid
+    scene.remove(int(ids[1]))
+    before = scene.pose(int(ids[0]))
+    with pytest.raises(ValueError, match=f"unknown object id {ids[1]}"):
+        scene.set_poses(ids, poses + 0.0)
+    new = scene.add(Spheres(np.zeros(3), 1.0))
+    with pytest.raises(ValueError, match=f"unknown object id {ids[1]}"):
+        scene.set_poses(ids, poses)
+    ids[1] = ids[0]  # the caller's array changed in place: checked again
+    with pytest.raises(ValueError, match="must not repeat"):
+        scene.set_poses(ids, poses)
+    np.testing.assert_array_equal(scene.pose(int(ids[0])), before)
+    ids[1] = new
+    scene.set_poses(ids, poses)
+    assert scene.pose(new)[0, 3] == 3.0
+    _same(scene.query(), scene.query_brute())

@@ -142,13 +142,27 @@ class SceneEditing:
         t["version"][i] += 1
         t["epoch"][i] += 1
 
+    def _checked_ids(self, ids):
+        """check_ids(ids), remembered for the last array of ids while the set of
+        objects stays the same (a game loop passes the same ids every frame: 0.5 us
+        against 5 for 45 ids). ``_next`` only grows and the count drops on a removal,
+        so the pair of them changes whenever the set does."""
+        if type(ids) is not np.ndarray or ids.ndim != 1 or ids.dtype.kind not in "iu":
+            return check_ids(self._objects, ids)
+        key = (ids.dtype.str, ids.tobytes(), self._next, len(self._objects))
+        if key == self._ids_key:
+            return self._ids_idx
+        idx = np.array(check_ids(self._objects, ids))  # a copy the caller cannot change
+        self._ids_key, self._ids_idx = key, idx
+        return idx
+
     def set_poses(self, ids, poses):
         """Move many objects by hand in one call: ``ids (K,)`` live object ids, each once,
         and ``poses (K, 4, 4)`` rigid poses (rotations snapped as :meth:`add` does), or
         ``(positions (K, 3), quaternions (K, 4))`` (:func:`hitbox.poses.from_quaternions`,
         scalar last). Wakes every pair of each. Nothing moves unless every id and pose
         is valid."""
-        idx = check_ids(self._objects, ids)
+        idx = self._checked_ids(ids)
         self._changed()
         if self.dim == 2:
             poses = lift_poses2(poses)
@@ -238,7 +252,7 @@ class SceneEditing:
         """Change many dynamic objects' linear and angular velocities in one call:
         ``(K, 3)`` arrays, None keeps the current values; wakes their pairs. Nothing
         changes unless every argument is valid."""
-        idx = check_ids(self._objects, ids)
+        idx = self._checked_ids(ids)
         self._changed()
         new = {}
         for key, value, name in (
