@@ -400,15 +400,14 @@ class Scene(SceneEditing):
                 buf.grow_fronts()
         # one bytes snapshot holds the counts, the horizon and the pairs
         record = buf.record_mv[: _R_PAIRS + 2 * n].tobytes()
+        horizon = buf.horizon_mv[0]
         # (continuous mode reports no horizon: its steps keep the threshold)
-        self._busy = (
-            self._threshold is None and not flags & 4 and buf.horizon_mv[0] == -math.inf
-        )
+        self._busy = self._threshold is None and not flags & 4 and horizon == -math.inf
         if flags & 2:
             self._horizon = -math.inf
             self.trace = buf.trace()
         else:
-            self._horizon = horizon = buf.horizon_mv[0]
+            self._horizon = horizon
             if horizon > now:
                 quiet = buf.record_mv[:_N_COUNTS].tolist()
                 quiet[_k.ASLEEP] += quiet[_k.SCHEDULED]
