@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import hitbox as hb
+from hitbox._kernels import scene_layout as kl
 
 
 def _same(result, twin):
@@ -71,6 +72,31 @@ def test_instances_deform_apart_and_the_original_mesh_keeps_its_tree():
     assert scene.query().pairs.shape[1] == 0
     assert scene.query_brute().pairs.shape[1] == 0
     assert c in scene.ids.tolist()
+
+
+@pytest.mark.parametrize("mode", ["any", "all"])
+def test_a_deformation_drops_the_fronts_whose_clearances_it_voids(mode):
+    """B's ring through A's hole, 0.4 clear (their volumes meet, the meshes do not):
+    the walk that proves them apart leaves a front whose clearances would let the next
+    walk skip its node pairs, as nothing moves. A widened until its rim reaches B must
+    be found touching: a deformation drops the fronts."""
+    torus = hb.shapes.torus(400, 1.0, 0.3)
+    scene = hb.Scene(threshold=0.0)
+    a = scene.add(torus, static=True)
+    pose = _pose(1.0)
+    pose[:3, :3] = [[1, 0, 0], [0, 0, -1], [0, 1, 0]]  # B's ring upright, in xz
+    b = scene.add(torus, pose)
+    for _ in range(2):
+        result = scene.query(mode=mode)
+        assert result.pairs.shape[1] == 0
+        _same(result, scene.query_brute(mode=mode))
+    buf = scene._buf
+    rows = buf.mem_i[int(buf.ctl[kl.C_CUR]), : int(buf.ctl[kl.C_MEM_N])]
+    assert len(rows) == 1 and rows[0, 7] > 0  # 7: the pair's front length
+    scene.set_vertices(a, torus.vertices * [1.6, 1.6, 1.0])  # A's rim out to 2.08
+    result = scene.query(mode=mode)
+    _same(result, scene.query_brute(mode=mode))
+    assert result.pairs.tolist() == [[a], [b]]
 
 
 def test_deforming_every_step_keeps_one_tree_per_object():

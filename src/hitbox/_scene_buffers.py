@@ -29,12 +29,17 @@ assert _F_OFFSET[-1] == _kl.NF and len(_kl.I_FIELDS) == _kl.NI
 
 def _tree_floats(mesh, verts):
     """(meta column, array) of what tree_f holds of an OBB-tree mesh: the node OBBs and
-    boxes, slot triangles and boxes, the used vertices (3, V) and the node magnitude."""
+    boxes, slot triangles and boxes, the used vertices (3, V), and the node magnitude
+    followed by the reach (the largest distance of a vertex from the model origin,
+    rounded up: :mod:`hitbox._kernels.front` bounds motion with it)."""
     bv0, bv1, bv2, _, _, tris, sbox, _, mag = mesh._args
+    with np.errstate(over="ignore", invalid="ignore"):
+        reach = float(np.sqrt((verts * verts).sum(axis=1)).max(initial=0.0))
+    reach = reach * (1.0 + 1e-12) if np.isfinite(reach) else np.inf
     return (
         (_kl.M_BV0, bv0), (_kl.M_BV1, bv1), (_kl.M_BV2, bv2),
         (_kl.M_NBOX, mesh.bvh.node_box), (_kl.M_TRIS, tris), (_kl.M_SBOX, sbox),
-        (_kl.M_VERT, verts.T), (_kl.M_MAG, np.array([mag], dtype=np.float64)),
+        (_kl.M_VERT, verts.T), (_kl.M_MAG, np.array([mag, reach], dtype=np.float64)),
     )  # fmt: skip
 
 
@@ -162,6 +167,15 @@ class SceneBuffers:
             self.tree_f[at : at + arr.size] = np.ravel(arr)
         self.tree_f.flags.writeable = False
         return t
+
+    def drop_fronts(self, i):
+        """Forget the tree-walk fronts of every remembered pair of object i (its mesh
+        deformed: a front's clearances hold under rigid motion only); they walk from
+        the root next."""
+        n = int(self.ctl[_kl.C_MEM_N])
+        rows = self.mem_i[int(self.ctl[_kl.C_CUR]), :n]
+        keys = rows[:, 0]
+        rows[((keys >> 32) == i) | ((keys & 0xFFFFFFFF) == i), 7] = 0
 
     def _pack_trees(self):
         n_trees = len(self._trees)

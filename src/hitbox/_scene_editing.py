@@ -217,6 +217,7 @@ class SceneEditing:
             if k != i
         )
         t["tree"][i] = self._buf.retree(slot, mesh, shared)
+        self._buf.drop_fronts(i)
         for key, value in fields.items():
             t[key][i] = value
         self._objects[i] = new

@@ -1,6 +1,7 @@
 """Tree against tree from the last step's front (generalized front tracking, after
 Ehmann and Lin, "Accurate and fast proximity queries between polyhedra using convex
-surface decomposition", Eurographics 2001).
+surface decomposition", Eurographics 2001), each disjoint pair of it with a clearance
+that lets it skip its test while the motion since stays below it.
 
 A walk of two OBB trees visits node pairs of their bounding volume test tree (BVTT):
 the root pair, and under each overlapping inner pair the children of the larger node
@@ -8,101 +9,166 @@ the root pair, and under each overlapping inner pair the children of the larger 
 pairs, and leaf pairs, which go to the exact triangle test) form a *front*: a cut of the
 BVTT, under which every leaf pair lies exactly once. A walk that starts from any such
 cut instead of the root tests every leaf pair whose triangles can cross, once each, so
-it finds the same triangle pairs; between steps that barely move, the front mostly
-holds and the walk costs about its size, not the whole descent to it.
+it finds the same triangle pairs.
 
-A front is stored packed, one int64 ``m << 32 | k`` per node pair. A walk that stops at
-its first crossing (``first_only``) leaves the front as the crossing leaf pair, then
-the pairs it had not yet popped (nearest first), the old front's pairs it had not yet
-taken, then the pairs it recorded: still a cut, and the next step tests the old
-crossing first.
+Each disjoint pair of a front carries a clearance: how far apart its boxes were along
+the face normal that parted them most (:func:`hitbox._kernels.node_tests.obb_gap`),
+less the motion since. Between two walks no point of B moves, in A's frame, by more than
+``|t1 - t0| + ||R1 - R0|| * reach`` (the relative poses of the two walks, ``reach`` the
+largest distance of B's vertices from its origin, the norm the spectral one; Lin and
+Canny's conservative advancement bound, per node pair): a pair whose clearance stays
+above that is still apart, and is carried over untested. The others are tested again
+and walked on where they meet. This holds for rigid motion only: a mesh whose vertices
+change must drop its fronts (``Scene.set_vertices`` does).
+
+A front is stored as ``HEAD`` int64 slots of header (the relative pose it was walked at,
+as float64 bits; the walk's node tests; its last walk from the root's node tests and
+size; whether it found crossing pairs; the walks since the root), then two slots per
+node pair: ``m << 32 | k`` and the clearance's float64 bits (0 for a leaf pair, tested
+every time).
 """
 
+import math
+
+import numpy as np
 from numba import njit
 
 from hitbox._kernels.collide import (
     _leaf_pair,
-    overlap_xf,
     posed_bv,
     query_slack,
     skew_widening,
     split_larger,
-    turns,
 )
+from hitbox._kernels.node_tests import obb_gap
 
 LOW = 0xFFFFFFFF
+#: Header slots: the pose (rot row-major, then trans), the walk's node tests, the node
+#: tests and node pairs of the last walk from the root, whether it found a crossing,
+#: the walks since that root walk.
+H_ROT, H_TRANS, H_TESTS, H_ROOT_TESTS, H_ROOT_SIZE, H_CONTACT = 0, 9, 12, 13, 14, 15
+H_AGE, HEAD = 16, 17
+#: A front that grew past FRONT_GROWTH times its last root walk's pairs plus
+#: FRONT_SLACK, or whose walk tested more node pairs than that root walk, is dropped:
+#: the next walk starts from the root (fronts are not pulled back up: the parents of
+#: still-disjoint sibling pairs overlap again a step or two later, benchmarks/README.md).
+FRONT_GROWTH, FRONT_SLACK = 2, 32
+#: A front of a pair apart is walked FRONT_AGE times, then the pair walks from the root
+#: again: its front only deepens, while as the meshes part a walk from the root stops
+#: higher up (seed 003's tori threading: every 4 / 8 / 16 / never, 6.0 / 5.0 / 5.3 /
+#: 6.9 us a step in the kernel, the root walk 9.3; benchmarks/README.md).
+FRONT_AGE = 8
+_SQRT_HALF = math.sqrt(0.5)
 
 
 @njit(inline="always")
-def _record(new, n_new, m, k):
-    """Append node pair (m, k) to the new front; n_new -1 once it no longer fits."""
+def front_size(front):
+    """Node pairs of a stored front (0 for none)."""
+    return max(0, (len(front) - HEAD) // 2)
+
+
+@njit(inline="always")
+def _record(new, fnew, n_new, key, clearance):
+    """Append node pair ``key`` with its clearance; n_new -1 once it no longer fits."""
     if n_new < 0:
         return n_new
-    if n_new == len(new):
+    if n_new + 2 > len(new):
         return -1
-    new[n_new] = (m << 32) | k
-    return n_new + 1
+    new[n_new] = key
+    fnew[n_new + 1] = clearance
+    return n_new + 2
 
 
 @njit(inline="always")
-def _first_then_rest(new, n_new, m, k, stack, top, old, q):
-    """The front after a first crossing at leaf pair (m, k): that pair, the unpopped
-    stack from its top, the old front's pairs not yet taken (from q), then the pairs
-    recorded; -1 if it does not fit."""
-    rest = len(old) - q
-    shift = 1 + top + rest
-    if n_new < 0 or n_new + shift > len(new):
-        return -1
-    for p in range(n_new - 1, -1, -1):
-        new[p + shift] = new[p]
-    new[0] = (m << 32) | k
-    for p in range(top):
-        s = top - 1 - p
-        new[1 + p] = (stack[s, 0] << 32) | stack[s, 1]
-    new[1 + top : shift] = old[q:]
-    return n_new + shift
+def _motion(fold, rot, trans, reach):
+    """Bound on how far any point of B moved in A's frame since the pose in the header
+    ``fold`` (float64 view): the translation's change, rounding allowed for, plus the
+    rotation's change (its spectral norm, the Frobenius norm over sqrt 2 for rotations,
+    allowed 1e-9 of drift from orthonormal) times B's reach."""
+    dt2 = 0.0
+    mag = 0.0
+    for r in range(3):
+        d = trans[r] - fold[H_TRANS + r]
+        dt2 += d * d
+        mag += abs(trans[r]) + abs(fold[H_TRANS + r])
+    dr2 = 0.0
+    for r in range(3):
+        for c in range(3):
+            d = rot[r, c] - fold[H_ROT + 3 * r + c]
+            dr2 += d * d
+    shift = math.sqrt(dt2) + 4e-16 * mag
+    turn = math.sqrt(dr2) * _SQRT_HALF + 1e-9
+    return (shift + turn * reach) * (1.0 + 1e-9)
+
+
+@njit(inline="always")
+def _header(new, fnew, rot, trans, tests, root_tests, root_size, contact, age):
+    for r in range(3):
+        fnew[H_TRANS + r] = trans[r]
+        for c in range(3):
+            fnew[H_ROT + 3 * r + c] = rot[r, c]
+    new[H_TESTS] = tests
+    new[H_ROOT_TESTS] = root_tests
+    new[H_ROOT_SIZE] = root_size
+    new[H_CONTACT] = contact
+    new[H_AGE] = age
 
 
 @njit(cache=True, nogil=True)
 def front_walk(
     a0, a1, a2, a_first, a_count, a_tris, a_sbox, a_mag,
-    b0, b1, b2, b_first, b_count, b_tris, b_sbox, b_mag,
+    b0, b1, b2, b_first, b_count, b_tris, b_sbox, b_mag, b_reach,
     rot, trans, first_only, stack, old, new, out,
 ):  # fmt: skip
     """Crossing slot pairs of two OBB trees (B moved into A's frame by rot, trans),
-    walked from the front ``old`` (packed node pairs, taken in order, each walked to
-    its end before the next; empty: the root pair).
+    walked from the front ``old`` (its pairs taken in order, each walked to its end
+    before the next; empty: the root pair). ``b_reach``: the largest distance of B's
+    vertices from its model origin (inf: no clearance holds).
 
     Returns (out, n, n_new): the crossing slot pairs in ``out[:, :n]`` (grown when
-    short), and the new front in ``new[:n_new]``, or n_new = -1 when it did not fit
-    (the next walk then starts from the root). ``stack``: (rows, 2) int64 scratch,
-    the rows a walk from one pair needs (:func:`hitbox._kernels.collide.stack_rows`).
+    short), and the new front in ``new[:n_new]``: n_new 0 when none is kept (a
+    crossing found with ``first_only``, which stops there, or a front that no longer
+    pays, see FRONT_GROWTH), -1 when it did not fit (either way the next walk starts
+    from the root). ``stack``: (rows, 2) int64 scratch, the rows a walk from one pair
+    needs (:func:`hitbox._kernels.collide.stack_rows`).
     """
     a_bv = posed_bv(a0, a1, a2, rot)
     b_bv = posed_bv(b0, b1, b2, rot)
     slack = query_slack(trans, a_mag, b_mag)
-    turned = turns(rot)
     widen = skew_widening(rot)
-    n_old = len(old)
+    n_old = front_size(old)
+    if n_old > 0 and old[H_CONTACT] == 0 and old[H_AGE] >= FRONT_AGE:
+        n_old = 0
+    fold = old.view(np.float64)
+    fnew = new.view(np.float64)
+    moved = _motion(fold, rot, trans, b_reach) if n_old > 0 else np.inf
     stack[0, 0] = 0
     stack[0, 1] = 0
     top = 1 if n_old == 0 else 0
     q = 0  # the old front's next pair
     n = 0
-    n_new = 0
+    n_new = HEAD if len(new) >= HEAD else -1
+    tests = 0
     while True:
         if top == 0:
             if q == n_old:
                 break
-            stack[0, 0] = old[q] >> 32
-            stack[0, 1] = old[q] & LOW
-            top = 1
+            key = old[HEAD + 2 * q]
+            left = fold[HEAD + 2 * q + 1] - moved
             q += 1
+            if left > 0.0:  # still apart: carried over untested
+                n_new = _record(new, fnew, n_new, key, left)
+                continue
+            stack[0, 0] = key >> 32
+            stack[0, 1] = key & LOW
+            top = 1
         top -= 1
         m = stack[top, 0]
         k = stack[top, 1]
-        if not overlap_xf(a_bv, m, b_bv, k, rot, trans, turned, widen, slack):
-            n_new = _record(new, n_new, m, k)
+        tests += 1
+        gap = obb_gap(a_bv, m, b_bv, k, rot, trans, widen, slack)
+        if gap >= 0.0:
+            n_new = _record(new, fnew, n_new, (m << 32) | k, gap)
             continue
         ca = a_count[m]
         cb = b_count[k]
@@ -112,8 +178,19 @@ def front_walk(
                 rot, trans, first_only, out, n,
             )  # fmt: skip
             if done:
-                return out, n, _first_then_rest(new, n_new, m, k, stack, top, old, q)
-            n_new = _record(new, n_new, m, k)
+                return out, n, 0
+            n_new = _record(new, fnew, n_new, (m << 32) | k, 0.0)
             continue
         top = split_larger(a_bv, a_first, m, ca, b_bv, b_first, k, cb, stack, top)
+    if n_new < 0:
+        return out, n, n_new
+    size = (n_new - HEAD) // 2
+    if n_old == 0:
+        root_tests, root_size, age = tests, size, 0
+    else:
+        root_tests, root_size, age = old[H_ROOT_TESTS], old[H_ROOT_SIZE], old[H_AGE] + 1
+        if tests > root_tests or size > FRONT_GROWTH * root_size + FRONT_SLACK:
+            return out, n, 0
+    contact = 1 if n > 0 else 0
+    _header(new, fnew, rot, trans, tests, root_tests, root_size, contact, age)
     return out, n, n_new

@@ -144,6 +144,36 @@ def _sphere_xf(a, i, b, j, rot, trans, turned, widen, slack):
 
 
 @njit(inline="always")
+def _obb_terms(a, i, b, j, rot, trans, widen, slack):
+    """OBB b[j] moved by (rot, trans) as seen from OBB a[i]: the centres' offset t and
+    b's axes R (columns), both in a[i]'s frame, |R| widened (q = |R| + 1e-12) and the
+    pair's slack s, as the scalars t0..t2, r00..r22, q00..q22, s."""
+    B, A = b.rot, a.rot
+    # m = rot @ B[j]: b's axes (columns) in a's model frame
+    m00, m10, m20 = _times(rot, B[j, 0, 0], B[j, 1, 0], B[j, 2, 0])
+    m01, m11, m21 = _times(rot, B[j, 0, 1], B[j, 1, 1], B[j, 2, 1])
+    m02, m12, m22 = _times(rot, B[j, 0, 2], B[j, 1, 2], B[j, 2, 2])
+    mc0, mc1, mc2 = _times(rot, b.center[j, 0], b.center[j, 1], b.center[j, 2])
+    d0 = trans[0] + mc0 - a.center[i, 0]
+    d1 = trans[1] + mc1 - a.center[i, 1]
+    d2 = trans[2] + mc2 - a.center[i, 2]
+    # a's axes are the columns of A[i]: t = A^T d, R = A^T m (column by column)
+    t0, t1, t2 = _times_t(A, i, d0, d1, d2)
+    r00, r10, r20 = _times_t(A, i, m00, m10, m20)
+    r01, r11, r21 = _times_t(A, i, m01, m11, m21)
+    r02, r12, r22 = _times_t(A, i, m02, m12, m22)
+    s = slack + widen * (b.half[j, 0] + b.half[j, 1] + b.half[j, 2])
+    e = 1e-12
+    q00, q01, q02 = abs(r00) + e, abs(r01) + e, abs(r02) + e
+    q10, q11, q12 = abs(r10) + e, abs(r11) + e, abs(r12) + e
+    q20, q21, q22 = abs(r20) + e, abs(r21) + e, abs(r22) + e
+    return (
+        t0, t1, t2, r00, r01, r02, r10, r11, r12, r20, r21, r22,
+        q00, q01, q02, q10, q11, q12, q20, q21, q22, s,
+    )  # fmt: skip
+
+
+@njit(inline="always")
 def _obb_xf(a, i, b, j, rot, trans, turned, widen, slack):
     """Separating-axis test of OBB a[i] and OBB b[j] moved by (rot, trans), in a's frame.
 
@@ -155,25 +185,10 @@ def _obb_xf(a, i, b, j, rot, trans, turned, widen, slack):
     hb0, hb1, hb2 = b.half[j, 0], b.half[j, 1], b.half[j, 2]
     if min(ha0, ha1, ha2) < 0.0 or min(hb0, hb1, hb2) < 0.0:
         return False
-    B, A = b.rot, a.rot
-    # m = rot @ B[j]: b's axes (columns) in a's model frame
-    m00, m10, m20 = _times(rot, B[j, 0, 0], B[j, 1, 0], B[j, 2, 0])
-    m01, m11, m21 = _times(rot, B[j, 0, 1], B[j, 1, 1], B[j, 2, 1])
-    m02, m12, m22 = _times(rot, B[j, 0, 2], B[j, 1, 2], B[j, 2, 2])
-    mc0, mc1, mc2 = _times(rot, b.center[j, 0], b.center[j, 1], b.center[j, 2])
-    d0 = trans[0] + mc0 - a.center[i, 0]
-    d1 = trans[1] + mc1 - a.center[i, 1]
-    d2 = trans[2] + mc2 - a.center[i, 2]
-    s = slack + widen * (hb0 + hb1 + hb2)
-    # a's axes are the columns of A[i]: t = A^T d, R = A^T m (column by column)
-    t0, t1, t2 = _times_t(A, i, d0, d1, d2)
-    r00, r10, r20 = _times_t(A, i, m00, m10, m20)
-    r01, r11, r21 = _times_t(A, i, m01, m11, m21)
-    r02, r12, r22 = _times_t(A, i, m02, m12, m22)
-    e = 1e-12
-    q00, q01, q02 = abs(r00) + e, abs(r01) + e, abs(r02) + e
-    q10, q11, q12 = abs(r10) + e, abs(r11) + e, abs(r12) + e
-    q20, q21, q22 = abs(r20) + e, abs(r21) + e, abs(r22) + e
+    (
+        t0, t1, t2, r00, r01, r02, r10, r11, r12, r20, r21, r22,
+        q00, q01, q02, q10, q11, q12, q20, q21, q22, s,
+    ) = _obb_terms(a, i, b, j, rot, trans, widen, slack)  # fmt: skip
     if abs(t0) > ha0 + hb0 * q00 + hb1 * q01 + hb2 * q02 + s:
         return False
     if abs(t1) > ha1 + hb0 * q10 + hb1 * q11 + hb2 * q12 + s:
@@ -185,6 +200,44 @@ def _obb_xf(a, i, b, j, rot, trans, turned, widen, slack):
         q00, q01, q02, q10, q11, q12, q20, q21, q22,
         ha0, ha1, ha2, hb0, hb1, hb2, s,
     )  # fmt: skip
+
+
+#: :func:`obb_gap` of two boxes that may meet
+MAY_MEET = -1.0
+
+
+@njit(inline="always")
+def obb_gap(a, i, b, j, rot, trans, widen, slack):
+    """:func:`_obb_xf` of OBB nodes with a clearance: ``MAY_MEET`` where it says the
+    boxes may meet; else how far apart they are at least along the face normal of
+    either box that parts them most (0.0 when only an edge-edge axis parts them), so
+    that while b's points move by less than that, the two stay apart. The same
+    decisions as :func:`_obb_xf` (a difference of floats has the sign of theirs)."""
+    ha0, ha1, ha2 = a.half[i, 0], a.half[i, 1], a.half[i, 2]
+    hb0, hb1, hb2 = b.half[j, 0], b.half[j, 1], b.half[j, 2]
+    if min(ha0, ha1, ha2) < 0.0 or min(hb0, hb1, hb2) < 0.0:
+        return 0.0  # an empty node holds nothing to meet
+    (
+        t0, t1, t2, r00, r01, r02, r10, r11, r12, r20, r21, r22,
+        q00, q01, q02, q10, q11, q12, q20, q21, q22, s,
+    ) = _obb_terms(a, i, b, j, rot, trans, widen, slack)  # fmt: skip
+    gap = max(
+        abs(t0) - (ha0 + hb0 * q00 + hb1 * q01 + hb2 * q02 + s),
+        abs(t1) - (ha1 + hb0 * q10 + hb1 * q11 + hb2 * q12 + s),
+        abs(t2) - (ha2 + hb0 * q20 + hb1 * q21 + hb2 * q22 + s),
+        abs(t0 * r00 + t1 * r10 + t2 * r20) - (ha0 * q00 + ha1 * q10 + ha2 * q20 + hb0 + s),
+        abs(t0 * r01 + t1 * r11 + t2 * r21) - (ha0 * q01 + ha1 * q11 + ha2 * q21 + hb1 + s),
+        abs(t0 * r02 + t1 * r12 + t2 * r22) - (ha0 * q02 + ha1 * q12 + ha2 * q22 + hb2 + s),
+    )  # fmt: skip
+    if gap > 0.0 and gap < np.inf:
+        return gap
+    if gap > 0.0 or not _sat_rest(
+        t0, t1, t2, r00, r01, r02, r10, r11, r12, r20, r21, r22,
+        q00, q01, q02, q10, q11, q12, q20, q21, q22,
+        ha0, ha1, ha2, hb0, hb1, hb2, s,
+    ):  # fmt: skip
+        return 0.0
+    return MAY_MEET
 
 
 @njit(inline="always")

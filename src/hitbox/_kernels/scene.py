@@ -134,9 +134,9 @@ from hitbox._kernels.slabs import slab_overlap
 
 
 @njit(inline="always")
-def _remember(mem_i, mem_f, nxt, n, key, epoch, i, j, wit_a, wit_b, wake, at, size, root):
+def _remember(mem_i, mem_f, nxt, n, key, epoch, i, j, wit_a, wit_b, wake, at, size):
     """Row n of the next memory: pair (i, j)'s epochs, witness, wake-up time, and its
-    front (offset, length, length from its last walk from the root)."""
+    front (offset, length)."""
     mem_i[nxt, n, 0] = key
     mem_i[nxt, n, 1] = epoch[i]
     mem_i[nxt, n, 2] = epoch[j]
@@ -145,7 +145,6 @@ def _remember(mem_i, mem_f, nxt, n, key, epoch, i, j, wit_a, wit_b, wake, at, si
     mem_f[nxt, n, 5] = wake
     mem_i[nxt, n, 6] = at
     mem_i[nxt, n, 7] = size
-    mem_i[nxt, n, 8] = root
     return n + 1
 
 
@@ -467,7 +466,7 @@ def step(objs, tf, ti, work, dt, now, threshold, method, flags):
         swept = continuous and mesh_i == mesh_j and v != FILTERED and v != ASLEEP
         if swept and v == SCHEDULED:  # sleeps from the end of the step on, as usual
             n_new = _remember(
-                mem_i, mem_f, nxt, n_new, key, epoch, i, j, -1, -1, wake, 0, 0, 0
+                mem_i, mem_f, nxt, n_new, key, epoch, i, j, -1, -1, wake, 0, 0
             )
         if swept:
             v = CANDIDATE
@@ -480,7 +479,7 @@ def step(objs, tf, ti, work, dt, now, threshold, method, flags):
             horizon = -np.inf  # a pair near enough to be tested: no quiet steps
         if v == ASLEEP or v == SCHEDULED:
             n_new = _remember(
-                mem_i, mem_f, nxt, n_new, key, epoch, i, j, -1, -1, wake, 0, 0, 0
+                mem_i, mem_f, nxt, n_new, key, epoch, i, j, -1, -1, wake, 0, 0
             )
             continue
         if v != CANDIDATE:
@@ -499,7 +498,7 @@ def step(objs, tf, ti, work, dt, now, threshold, method, flags):
                     _trace_pair(out_i, ctl, trace_base, 2, i, j)
                 n_new = _remember(
                     mem_i, mem_f, nxt, n_new, key, epoch, i, j, wit_a, wit_b, -np.inf,
-                    front_at, 0, 0,
+                    front_at, 0,
                 )  # fmt: skip
                 out_i[n_hits] = i
                 out_i[cap_p + n_hits] = j
@@ -519,7 +518,7 @@ def step(objs, tf, ti, work, dt, now, threshold, method, flags):
         ctl[C_NARROW] += 1
         if tracing:
             _trace_pair(out_i, ctl, trace_base, 2, i, j)
-        m, hit_time, wit_a, wit_b, n_front, root = narrow_pair(
+        m, hit_time, wit_a, wit_b, n_front = narrow_pair(
             i, j, s, fb, ib, cap, tf, ti, meta, mem_i, cur, front[cur],
             front[nxt, front_at:], front[2], first_only, sweeps, swept, dt, tris_out,
             n_tris, tried,
@@ -530,7 +529,7 @@ def step(objs, tf, ti, work, dt, now, threshold, method, flags):
         if wit_a >= 0 or n_front > 0:
             n_new = _remember(
                 mem_i, mem_f, nxt, n_new, key, epoch, i, j, wit_a, wit_b, -np.inf,
-                front_at, n_front, root,
+                front_at, n_front,
             )  # fmt: skip
             front_at += n_front
         if m == 0:

@@ -73,7 +73,7 @@ C_TRACE_NEAR, C_TRACE_VOL, C_TRACE_NARROW = 20, 21, 22
 C_NEED_MEM, C_NEED_PAIRS, C_NEED_TRIS, C_NEED_TRACE, C_HORIZON = 24, 25, 26, 27, 28
 C_NEED_FRONT = 29
 #: Columns of a pair's memory row (see the step kernel).
-MEM_COLS = 9
+MEM_COLS = 8
 #: Scratch floats after the per-object float tables (fewer than NF, so the tables'
 #: row count stays ``len(fbuf) // NF``): a pair's relative rotation and translation;
 #: from S_SHAPES two one-row convex shapes (20 each: rot, trans, dims, radius, bound,

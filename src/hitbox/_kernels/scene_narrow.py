@@ -11,10 +11,10 @@ from numba import njit
 
 from hitbox._kernels.advancement import mesh_contact_time
 from hitbox._kernels.box_sat import aabb_kdop, aabb_obb, kdop_obb
-from hitbox._kernels.collide import _descend, posed_bv, query_slack, stack_rows
+from hitbox._kernels.collide import stack_rows
 from hitbox._kernels.contact_time import first_contact
 from hitbox._kernels.flat_views import rows
-from hitbox._kernels.front import front_walk
+from hitbox._kernels.front import H_CONTACT, front_size, front_walk
 from hitbox._kernels.obb import obb_overlap
 from hitbox._kernels.pipeline import (
     AABB,
@@ -274,17 +274,6 @@ def _sorted_face_pairs(fa, fb, n, order_a, order_b):
     return out
 
 
-#: A front longer than FRONT_GROWTH times the last root walk's, plus FRONT_SLACK, is
-#: dropped for a walk from the root (fronts are not pulled back up: the parents of
-#: still-disjoint sibling pairs overlap again a step or two later, see
-#: benchmarks/README.md). Fronts are kept in mode all only, and only by pairs that
-#: touch: a pair proved apart walks from the root next, as TriangleMesh.intersect does
-#: (in mode any, a pair that its witness search does not settle): a front left by a
-#: touching step lies deep in both trees, where a walk from the root stops higher up
-#: once the meshes part (benchmarks/README.md).
-FRONT_GROWTH, FRONT_SLACK = 2, 32
-
-
 @njit(inline="always")
 def _walk_stack(meta, ta, tb, scratch):
     """The stack of a walk of trees ta and tb: in ``scratch`` when it fits."""
@@ -300,11 +289,11 @@ def _mesh_mesh(
 ):  # fmt: skip
     """Mesh i against mesh j: (n crossing slot pairs in buf[:, :n], buf, n_new). With
     ``first_only``, the witness slot pair (wit_a, wit_b) from the last step is tested
-    first and settles the pair when it still crosses (its front ``old`` kept as
-    ``new``); else, with ``first_only``, the trees are walked from the root (no front,
-    n_new 0), and without it from the front ``old`` (:mod:`hitbox._kernels.front`), the
-    new front written to ``new[:n_new]`` (n_new -1: it did not fit).
-    ``scratch``: room for the walk's stack (allocated when short)."""
+    first and settles the pair when it still crosses (no front kept, n_new 0). Else
+    the trees are walked from the front ``old`` (empty: from the root;
+    :mod:`hitbox._kernels.front`), the new front written to ``new[:n_new]`` (n_new 0:
+    none kept, -1: it did not fit). ``scratch``: room for the walk's stack (allocated
+    when short)."""
     rel_r, rel_t = relative_scratch(fb, cap)
     relative_into(f3(fb, cap, ROT, 3, 3), f2(fb, cap, TRANS, 3), i, j, rel_r, rel_t)
     tree = i1(ib, cap, TREE)
@@ -319,25 +308,14 @@ def _mesh_mesh(
         if tri_tri_overlap(p0, p1, p2, q0, q1, q2):
             buf[0, 0] = wit_a
             buf[1, 0] = wit_b
-            if len(old) > len(new):
-                return 1, buf, -1
-            new[: len(old)] = old
-            return 1, buf, len(old)
+            return 1, buf, 0
     a0, a1, a2 = obb_parts(tf, meta, ta)
     b0, b1, b2 = obb_parts(tf, meta, tb)
-    stack = _walk_stack(meta, ta, tb, scratch)
-    if first_only:  # mode any: the root walk TriangleMesh.intersect takes, no front
-        out, n = _descend(
-            posed_bv(a0, a1, a2, rel_r), a_first, a_count, a_tris, a_sbox,
-            posed_bv(b0, b1, b2, rel_r), b_first, b_count, b_tris, b_sbox,
-            rel_r, rel_t, query_slack(rel_t, tf[meta[ta, M_MAG]], tf[meta[tb, M_MAG]]),
-            stack, True, buf, 0, 0, 0,
-        )  # fmt: skip
-        return n, out, 0
     out, n, n_new = front_walk(
         a0, a1, a2, a_first, a_count, a_tris, a_sbox, tf[meta[ta, M_MAG]],
         b0, b1, b2, b_first, b_count, b_tris, b_sbox, tf[meta[tb, M_MAG]],
-        rel_r, rel_t, first_only, stack, old, new, buf,
+        tf[meta[tb, M_MAG] + 1], rel_r, rel_t, first_only,
+        _walk_stack(meta, ta, tb, scratch), old, new, buf,
     )  # fmt: skip
     return n, out, n_new
 
@@ -413,14 +391,14 @@ def narrow_pair(
     scratch, first_only, sweeps, swept, dt, tris_out, n_tris, witness_tried,
 ):  # fmt: skip
     """The exact test of one candidate pair (``s``: its row of the current memory, -1
-    for none): (touching primitive pairs m (1 for two
-    plain volumes), contact time (dt unless swept), witness slot pair or -1, -1, the
-    length of its new front, written at the start of ``front_new`` (-1: it did not
-    fit; 0 for a pair found apart), and the front length of its last walk from the
-    root). Two meshes walk from
-    the front their memory row points to in ``front_old`` (unless it has grown past
-    FRONT_GROWTH times that root length), ``scratch`` holding its
-    stack. Writes the pair's triangle pairs at ``tris_out[:, n_tris:]`` where they fit
+    for none): (touching primitive pairs m (1 for two plain volumes), contact time (dt
+    unless swept), witness slot pair or -1, -1, and the length of its new front,
+    written at the start of ``front_new``: -1 when it did not fit, 0 for none). Two
+    meshes walk from the front their memory row points to in ``front_old``
+    (:func:`hitbox._kernels.front.front_walk`), ``scratch`` holding its stack; a front
+    left by a touching step is dropped once the pair is found apart (walked from the
+    root next: such a front lies deep in both trees, where a walk from the root stops
+    higher up once the meshes part). Writes the pair's triangle pairs at ``tris_out[:, n_tris:]`` where they fit
     (mode all). ``witness_tried``: :func:`pair_witness` found no crossing pair already
     (the walk does not test the witness again). ``sweeps``: whether the
     sweeps of continuous mode may run (False for a discrete step)."""
@@ -431,20 +409,16 @@ def narrow_pair(
     if mesh_i and mesh_j:
         wit_a = wit_b = -1
         old = front_old[:0]
-        root = 0
         if s >= 0:
             if not witness_tried:
                 wit_a, wit_b = mem_i[cur, s, 3], mem_i[cur, s, 4]
-            at, length, root = mem_i[cur, s, 6], mem_i[cur, s, 7], mem_i[cur, s, 8]
-            if length <= FRONT_GROWTH * root + FRONT_SLACK:
-                old = front_old[at : at + length]
+            at, length = mem_i[cur, s, 6], mem_i[cur, s, 7]
+            old = front_old[at : at + length]
         buf = np.empty((2, 1 if first_only else 16), np.intp)
         m, buf, n_new = _mesh_mesh(
             i, j, fb, cap, ib, tf, ti, meta, first_only, wit_a, wit_b, old, front_new,
             scratch, buf,
         )  # fmt: skip
-        if len(old) == 0:
-            root = max(n_new, 0)
         hit_time = dt
         if sweeps and swept:  # touching at any time in the step: by advancement
             toi, sa, sb = mesh_contact_time(i, j, fb, ib, cap, tf, ti, meta, dt)
@@ -454,8 +428,10 @@ def narrow_pair(
                     buf[0, 0] = sa
                     buf[1, 0] = sb
                     m = 1
-        if m == 0:  # apart: no front kept (see FRONT_GROWTH)
-            return 0, dt, -1, -1, 0, root
+        if m == 0:  # apart: a front left by a touching step is dropped
+            if front_size(old) > 0 and old[H_CONTACT] != 0:
+                n_new = 0
+            return 0, dt, -1, -1, n_new
         if not first_only and n_tris + m <= cap_t:
             tree = i1(ib, cap, TREE)
             _, _, _, _, _, order_a = tree_arrays(tf, ti, meta, tree[i])
@@ -463,7 +439,7 @@ def narrow_pair(
             tris_out[:, n_tris : n_tris + m] = _sorted_face_pairs(
                 buf[0], buf[1], m, order_a, order_b
             )
-        return m, hit_time, buf[0, 0], buf[1, 0], n_new, root
+        return m, hit_time, buf[0, 0], buf[1, 0], n_new
     if mesh_i or mesh_j:
         mo, w = (i, j) if mesh_i else (j, i)
         if i1(ib, cap, XKIND)[w] != HALFSPACE:  # a half-space has no volume
@@ -477,7 +453,7 @@ def narrow_pair(
             row = 0 if mesh_i else 1
             tris_out[row, n_tris : n_tris + m] = faces
             tris_out[1 - row, n_tris : n_tris + m] = -1
-        return m, dt, -1, -1, 0, 0
+        return m, dt, -1, -1, 0
     hit_time = dt
     xkind = i1(ib, cap, XKIND)
     convex = xkind[i] >= 0 or xkind[j] >= 0
@@ -502,4 +478,4 @@ def narrow_pair(
     if m > 0 and not first_only and n_tris + 1 <= cap_t:
         tris_out[0, n_tris] = -1
         tris_out[1, n_tris] = -1
-    return m, hit_time, -1, -1, 0, 0
+    return m, hit_time, -1, -1, 0
