@@ -223,3 +223,33 @@ def test_power_of_two_scales_are_finite_down_to_the_least_subnormal(big):
     assert math.isfinite(g) and g > 0.0 and math.frexp(g)[0] == 0.5
     scaled = big * g
     assert 2.0**-val.SQUARES_SAFE_EXP <= scaled <= 2.0**val.SQUARES_SAFE_EXP
+
+
+@pytest.mark.parametrize("e", [-600, -300, 300])
+def test_scene_fronts_and_their_clearances_are_scale_invariant(e):
+    """Two linked tori slid until they touch, in small steps, so that the fronts of the
+    steps apart carry node pairs over on their clearances: every step touches exactly
+    when it does at unit scale and when the brute-force twin says so (at 2^-600 the
+    squares of the motion and of the mesh's reach would vanish, if taken plainly)."""
+    from hitbox._torus import torus_mesh
+
+    def touching(s):
+        tv, tf = torus_mesh(300, r_major=1.0, r_minor=0.3)
+        mesh = TriangleMesh(tv * s, tf)
+        scene = Scene(threshold=0.0)
+        scene.add(mesh, static=True)
+        pose = np.eye(4)
+        pose[:3, :3] = [[1, 0, 0], [0, 0, -1], [0, 1, 0]]
+        pose[:3, 3] = (1.0 * s, 0.0, 0.0)  # B's tube through A's hole, 0.4 clear
+        scene.add(mesh, pose, velocity=(0.5 * s, 0.0, 0.0),
+                  angular_velocity=(0.0, 0.0, 0.3))  # fmt: skip
+        out = []
+        for _ in range(40):
+            hit = scene.step(0.03).pairs.shape[1] > 0
+            assert hit == (scene.query_brute().pairs.shape[1] > 0)
+            out.append(hit)
+        return out
+
+    want = touching(1.0)
+    assert 0 < sum(want) < len(want)
+    assert touching(2.0**e) == want

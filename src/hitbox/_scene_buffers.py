@@ -34,7 +34,10 @@ def _tree_floats(mesh, verts):
     rounded up: :mod:`hitbox._kernels.front` bounds motion with it)."""
     bv0, bv1, bv2, _, _, tris, sbox, _, mag = mesh._args
     with np.errstate(over="ignore", invalid="ignore"):
-        reach = float(np.sqrt((verts * verts).sum(axis=1)).max(initial=0.0))
+        big = float(np.abs(verts).max(initial=0.0))  # squares at this scale: no underflow
+        unit = verts / big if 0.0 < big < np.inf else verts
+        reach = float(np.sqrt((unit * unit).sum(axis=1)).max(initial=0.0))
+        reach = reach * big if 0.0 < big < np.inf else reach
     reach = reach * (1.0 + 1e-12) if np.isfinite(reach) else np.inf
     return (
         (_kl.M_BV0, bv0), (_kl.M_BV1, bv1), (_kl.M_BV2, bv2),

@@ -82,23 +82,29 @@ def _record(new, fnew, n_new, key, clearance):
 @njit(inline="always")
 def _motion(fold, rot, trans, reach):
     """Bound on how far any point of B moved in A's frame since the pose in the header
-    ``fold`` (float64 view): the translation's change, rounding allowed for, plus the
-    rotation's change (its spectral norm, the Frobenius norm over sqrt 2 for rotations,
-    allowed 1e-9 of drift from orthonormal) times B's reach."""
-    dt2 = 0.0
+    ``fold`` (float64 view): the translation's change (its length taken at the scale of
+    its largest component, so that squares neither vanish nor overflow), rounding
+    allowed for, plus the rotation's change (its spectral norm, the Frobenius norm over
+    sqrt 2 for rotations, allowed 1e-9 of drift from orthonormal, which also covers
+    entries too small to square) times B's reach."""
+    d0 = trans[0] - fold[H_TRANS]
+    d1 = trans[1] - fold[H_TRANS + 1]
+    d2 = trans[2] - fold[H_TRANS + 2]
+    big = max(abs(d0), abs(d1), abs(d2))
+    shift = 0.0
+    if big > 0.0:
+        d0, d1, d2 = d0 / big, d1 / big, d2 / big
+        shift = big * math.sqrt(d0 * d0 + d1 * d1 + d2 * d2)
     mag = 0.0
     for r in range(3):
-        d = trans[r] - fold[H_TRANS + r]
-        dt2 += d * d
         mag += abs(trans[r]) + abs(fold[H_TRANS + r])
     dr2 = 0.0
     for r in range(3):
         for c in range(3):
             d = rot[r, c] - fold[H_ROT + 3 * r + c]
             dr2 += d * d
-    shift = math.sqrt(dt2) + 4e-16 * mag
     turn = math.sqrt(dr2) * _SQRT_HALF + 1e-9
-    return (shift + turn * reach) * (1.0 + 1e-9)
+    return (shift + 4e-16 * mag + turn * reach) * (1.0 + 1e-9)
 
 
 @njit(inline="always")
