@@ -128,10 +128,11 @@ def _pose(offset, angle):
 
 
 def test_a_clearance_is_a_true_distance_and_spares_the_tests_while_it_holds():
-    """Torus B beside A, apart (62 node pairs in its front): every node pair of the front is at least its clearance
-    apart (checked at the level of the triangles under it, against brute force); moving
-    B by less than the smallest positive clearance tests no node pair again, and moving
-    it by more tests some, finding the same (empty) answer as a walk from the root."""
+    """Torus B beside A, apart (62 node pairs in its front): every node pair of the
+    front is at least its clearance apart (checked on the vertices under it); the same
+    pose again tests only the pairs without a clearance; a small motion carries over
+    the pairs whose clearance exceeds the motion bound, less that bound; a larger one
+    finds the same (empty) answer as a walk from the root."""
     pose = _pose((2.4, 0.1, 0.0), 0.4)
     none, front = _walk(pose, False, NONE)
     assert none == set() and front_size(front) > 0

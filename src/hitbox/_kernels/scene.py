@@ -19,8 +19,8 @@ the step record), so a step costs one Python-to-numba call with four array argum
   epochs), its witness (the triangle pair that crossed last step) and where its front
   lies in ``front``; column 5 holds the wake-up time's float64 bits.
 - ``front``: (3, F) int64, rows 0 and 1 double-buffered as the memory: the node
-  pairs where each touching mesh pair's last tree walk stopped (mode all,
-  :mod:`hitbox._kernels.front`);
+  pairs where each mesh pair's last tree walk stopped, with their clearances (pairs
+  apart in either mode, touching pairs in mode all; :mod:`hitbox._kernels.front`);
   row 2 the walk's stack. A step whose
   fronts do not fit asks for more in ``ctl[C_NEED_FRONT]``; the pairs that missed
   out walk from the root next time.

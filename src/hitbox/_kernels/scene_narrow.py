@@ -1,7 +1,7 @@
 """The exact stages of a Scene step for one candidate pair (see
 :mod:`hitbox._kernels.scene`): per-object volumes brought up to the pose and tested
 kind against kind, then the narrow phase: mesh against mesh (witness pair, the subtrees
-around it, the whole trees), mesh against a plain volume or a half-space
+around it, the trees from the last step's front), mesh against a plain volume or a half-space
 (:mod:`hitbox._kernels.scene_mesh_volume`), and plain volumes, at the end of the step or
 swept through it (continuous mode); a half-space has no volume stage
 (:mod:`hitbox._kernels.scene_planes`)."""
@@ -398,10 +398,11 @@ def narrow_pair(
     (:func:`hitbox._kernels.front.front_walk`), ``scratch`` holding its stack; a front
     left by a touching step is dropped once the pair is found apart (walked from the
     root next: such a front lies deep in both trees, where a walk from the root stops
-    higher up once the meshes part). Writes the pair's triangle pairs at ``tris_out[:, n_tris:]`` where they fit
-    (mode all). ``witness_tried``: :func:`pair_witness` found no crossing pair already
-    (the walk does not test the witness again). ``sweeps``: whether the
-    sweeps of continuous mode may run (False for a discrete step)."""
+    higher up once the meshes part). Writes the pair's triangle pairs at
+    ``tris_out[:, n_tris:]`` where they fit (mode all). ``witness_tried``:
+    :func:`pair_witness` found no crossing pair already (the walk does not test the
+    witness again). ``sweeps``: whether the sweeps of continuous mode may run (False
+    for a discrete step)."""
     is_mesh = i1(ib, cap, IS_MESH)
     mesh_i = is_mesh[i] != 0
     mesh_j = is_mesh[j] != 0
