@@ -17,8 +17,8 @@ REACH = float(np.linalg.norm(MESH.vertices, axis=1).max()) * (1 + 1e-12)
 NONE = np.zeros(0, np.int64)
 
 
-def _walk(pose, first_only, old, cap=1 << 15, reach=REACH):
-    bv0, bv1, bv2, first, count, tris, sbox, depth, mag = MESH._args
+def _walk(pose, first_only, old, cap=1 << 15, reach=REACH, mesh=MESH):
+    bv0, bv1, bv2, first, count, tris, sbox, depth, mag = mesh._args
     new = np.zeros(cap, np.int64)
     out, n, n_new = front_walk(
         bv0, bv1, bv2, first, count, tris, sbox, mag,
@@ -218,3 +218,25 @@ def test_a_front_apart_is_renewed_from_the_root_after_front_age_walks():
         ages.append(int(front[H_AGE]))
     assert ages == [*range(FRONT_AGE + 1), 0]
     assert front[H_TESTS] == first
+
+
+def test_the_motion_bound_holds_at_tiny_scales():
+    """At 2^-600 (squares of lengths vanish in float64) a small motion still uses up
+    the clearances below it: the pairs the bound reaches are tested again and the
+    others carried over less the bound, as at unit scale."""
+    s = 2.0**-600
+    mesh = TriangleMesh(MESH.vertices * s, MESH.faces, node="obb")
+    pose = _pose((2.4 * s, 0.1 * s, 0.0), 0.4)
+    _, front = _walk(pose, False, NONE, reach=REACH * s, mesh=mesh)
+    _, clear = _pairs(front)
+    unit = clear / s
+    small = float(np.median(unit[unit > 0])) * 0.25 / (1 + 2 * REACH)
+    nudge = _pose(((2.4 + small) * s, 0.1 * s, 0.0), 0.4 + small)
+    bound = np.linalg.norm((nudge[:3, 3] - pose[:3, 3]) / s)  # in units of s
+    bound += (np.linalg.norm(nudge[:3, :3] - pose[:3, :3]) / np.sqrt(2) + 1e-9) * REACH
+    _, kept = _walk(nudge, False, front, reach=REACH * s, mesh=mesh)
+    carried = unit > bound * 1.001
+    assert 0 < carried.sum() < len(unit)
+    assert int((unit <= bound * 0.999).sum()) <= kept[H_TESTS] < len(unit)
+    left = _pairs(kept)[1] / s
+    assert left.max() <= unit.max() - bound * 0.999

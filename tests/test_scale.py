@@ -225,12 +225,13 @@ def test_power_of_two_scales_are_finite_down_to_the_least_subnormal(big):
     assert 2.0**-val.SQUARES_SAFE_EXP <= scaled <= 2.0**val.SQUARES_SAFE_EXP
 
 
-@pytest.mark.parametrize("e", [-600, -300, 300])
+@pytest.mark.parametrize("e", [-600, -300, 300, 600])
 def test_scene_fronts_and_their_clearances_are_scale_invariant(e):
     """Two linked tori slid until they touch, in small steps, so that the fronts of the
     steps apart carry node pairs over on their clearances: every step touches exactly
     when it does at unit scale and when the brute-force twin says so (at 2^-600 the
-    squares of the motion and of the mesh's reach would vanish, if taken plainly)."""
+    squares of the motion and of the mesh's reach would vanish, if taken plainly; at
+    2^600 the cubes of the volume choice overflowed)."""
     from hitbox._torus import torus_mesh
 
     def touching(s):
@@ -253,3 +254,22 @@ def test_scene_fronts_and_their_clearances_are_scale_invariant(e):
     want = touching(1.0)
     assert 0 < sum(want) < len(want)
     assert touching(2.0**e) == want
+
+
+@pytest.mark.parametrize("rotating", [False, True])
+def test_volume_choice_is_scale_invariant(rotating):
+    """mixed.choose_report at every power-of-two scale: the same kind, ratios and
+    scores, and each volume the unit-scale one scaled by the cube (inf or 0 where
+    float64 ends; an OverflowError at 2^600 before)."""
+    from hitbox import mixed
+    from hitbox._torus import torus_mesh
+
+    tv, _ = torus_mesh(300, r_major=1.0, r_minor=0.3)
+    want = mixed.choose_report(tv, rotating=rotating)
+    for e in EXPONENTS:
+        got = mixed.choose_report(tv * 2.0**e, rotating=rotating)
+        assert got["kind"] == want["kind"]
+        assert got["ratio"] == want["ratio"] and got["score"] == want["score"]
+        with np.errstate(over="ignore", under="ignore"):
+            scaled = {n: float(np.ldexp(x, 3 * e)) for n, x in want["volume"].items()}
+        assert got["volume"] == scaled

@@ -437,6 +437,12 @@ def choose_report(points, *, rotating=False, k=18, miss_cost=MISS_COST, costs=No
                 raise ValueError(f"costs has an unknown kind {key!r}")
             table[key] = _nonnegative(value, f"costs[{key!r}]")
     names = ("sphere", "aabb", kdop_name, "obb")
+    # the choice compares volumes: made at a power-of-two scale (exact), where cubes of
+    # the coordinates neither overflow nor vanish, the volumes mapped back after
+    big = float(np.abs(pts).max())
+    scale = math.frexp(big)[1] if 0.0 < big < math.inf else 0
+    if scale:
+        pts = np.ldexp(pts, -scale)
 
     ball = sphere.fit(pts, method="welzl")
     radius = float(np.asarray(ball.radius).reshape(-1)[0])
@@ -458,9 +464,11 @@ def choose_report(points, *, rotating=False, k=18, miss_cost=MISS_COST, costs=No
     cost = {n: table[n] for n in names}
     score = {n: cost[n] + miss_cost * ratio[n] for n in names}
     kind = min(names, key=lambda n: score[n])  # min keeps the first of equal scores
+    with np.errstate(over="ignore", under="ignore"):  # inf / 0 where float64 ends
+        volume = {n: float(np.ldexp(vol[n], 3 * scale)) for n in names}
     return {
         "kind": kind,
-        "volume": {n: vol[n] for n in names},
+        "volume": volume,
         "ratio": ratio,
         "cost": cost,
         "score": score,
