@@ -91,3 +91,34 @@ def test_run_checks_its_arguments():
     assert len(empty) == 0 and empty.pairs.shape == (2, 0)
     with pytest.raises(IndexError):
         empty[0]
+
+
+@pytest.mark.parametrize("quiet", [1, 63, 64, 65, 150])
+def test_quiet_steps_replayed_by_the_next_kernel_move_as_steps_do(quiet):
+    """Quiet steps queue their dts (up to PENDING_CAP; the queue is replayed in Python
+    when full) and the next step's kernel replays them first: the poses are
+    bit-identical to a twin whose poses are read after every step (each read replays
+    at once), and so are the pairs of the step that ends the quiet stretch."""
+    from hitbox._kernels import scene_layout as kl
+
+    assert kl.PENDING_CAP == 64
+    twins = [Scene(threshold=1e5), Scene(threshold=1e5)]  # asleep for 3,775 s
+    for scene in twins:
+        scene.add(np.array([[0.0, 0, 0], [1, 1, 1]]), static=True)
+        pose = np.eye(4)
+        pose[:3, 3] = (5000.0, 0.5, 0.5)  # its corner ends inside the static box
+        scene.add(np.array([[0.0, 0, 0], [1, 1, 1]]), pose, velocity=(-1.0, 0, 0),
+                  angular_velocity=(0.1, 0.2, 0.3))  # fmt: skip
+        scene.query()
+    kernel, read = twins
+    for _ in range(quiet):
+        for scene in twins:
+            scene.step(0.01)
+        read.pose(1)
+        assert kernel._horizon > kernel.time  # still quiet
+    assert kernel._n_pending == (quiet - 1) % kl.PENDING_CAP + 1
+    last = [scene.step(4999.5 - quiet * 0.01, mode="all") for scene in twins]
+    assert kernel._n_pending == 0
+    np.testing.assert_array_equal(kernel.pose(1), read.pose(1))
+    np.testing.assert_array_equal(last[0].pairs, last[1].pairs)
+    assert last[0].pairs.shape[1] == 1  # the last step ends in the box

@@ -111,6 +111,10 @@ class SceneBuffers:
             if old:
                 view[:old] = old_views[name]
         self.objs, self.fbuf, self.ibuf, self.cap = objs, fbuf, ibuf, cap
+        # the quiet steps' dts, in the scratch the step kernel replays them from
+        at = cap * _kl.NF + _kl.S_PENDING
+        self.pending = fbuf[at : at + _kl.PENDING_CAP]
+        self.pending_mv = memoryview(self.pending)  # an item stored: 3x numpy's speed
 
     # -- trees ---------------------------------------------------------------------------
 

@@ -60,7 +60,6 @@ exactly with no pretreatment and no culling.
 
 import math
 import numbers
-from array import array
 from time import perf_counter as _clock
 
 import numpy as np
@@ -90,6 +89,7 @@ from hitbox._scene_results import (
 # read at every step: module constants, not attribute lookups
 _FRONT_FLAG, _R_PAIRS = _kl.FRONT_FLAG, _kl.R_PAIRS
 _N_COUNTS = _kl.C_HITS + 1 - _kl.C_COUNTS
+_PENDING_CAP = _kl.PENDING_CAP
 _R_BYTES = 8 * _R_PAIRS  # where the pairs start in a step record's bytes
 
 __all__ = ["Scene", "StepResult", "StepStats", "MODES", "BROADPHASES", "VOLUMES"]
@@ -176,7 +176,9 @@ class Scene(SceneEditing):
         # step only queues its motion, replayed step by step when anything looks
         self._horizon = -math.inf
         self._busy = False  # the default threshold, and the last step tested a pair
-        self._pending = array("d")  # the quiet steps' dts, replayed by _materialize
+        # the quiet steps' dts (in the buffers' scratch, where the next step's kernel
+        # replays them; _materialize when anything else looks first)
+        self._n_pending = 0
         self._quiet_counts = None
         self._last_pairs_key, self._last_pairs = b"", None  # see _run
         self._moving = np.empty(0, np.intp)
@@ -357,20 +359,24 @@ class Scene(SceneEditing):
         start = _clock()
         self._time += dt
         if dt > 0.0:
-            self._pending.append(dt)
+            n = self._n_pending
+            if n == _PENDING_CAP:
+                self._materialize()
+                n = 0
+            self._buf.pending_mv[n] = dt
+            self._n_pending = n + 1
         facts = (self._time, len(self._objects), self._n_dyn, self._n_stat,
                  self._quiet_counts, _clock() - start)  # fmt: skip
         return StepResult(NO_TRIANGLES, NO_TRIANGLES, NO_OFFSETS, facts)
 
     def _materialize(self):
         """Replay the queued motion of quiet steps, one step at a time."""
-        if self._pending:
+        if self._n_pending:
             t = self._t
-            dts = np.frombuffer(self._pending)  # a view: no list to convert
             _k.advance_steps(t["rot"], t["trans"], t["vel"], t["omega"], t["acc"],
-                             self._moving, dts, t["version"])  # fmt: skip
-            del dts  # the view's export must end before the array shrinks
-            del self._pending[:]
+                             self._moving, self._buf.pending[: self._n_pending],
+                             t["version"])  # fmt: skip
+            self._n_pending = 0
 
     def _changed(self):
         """Before a change by hand: the motion so far, and no quiet horizon."""
@@ -382,11 +388,15 @@ class Scene(SceneEditing):
         result; the Python here is kept to a few attribute reads (a step of a small
         scene costs about as much as this wrapper)."""
         start = _clock()
-        if self._pending:
-            self._materialize()
+        buf = self._buf
+        if self._n_pending:  # the kernel replays them, unless the lists change first
+            if self._lists_dirty:
+                self._materialize()
+            else:
+                buf.ctl[_kl.C_PENDING] = self._n_pending
+                self._n_pending = 0
         if self._lists_dirty:
             self._refresh_lists()
-        buf = self._buf
         if self._trace_on:
             flags |= 2
         self._time = now = self._time + dt

@@ -48,6 +48,7 @@ from hitbox._kernels.pipeline import (
     SCHEDULED,
     WAKE_SAFETY,
     advance,
+    advance_steps,
     asleep_until,
     filtered,
     sphere_gap,
@@ -80,6 +81,7 @@ from hitbox._kernels.scene_layout import (
     C_NEED_TRACE,
     C_NEED_TRIS,
     C_PAIR_CAP,
+    C_PENDING,
     C_TRACE_CAP,
     C_TRACE_NEAR,
     C_TRI_CAP,
@@ -97,6 +99,7 @@ from hitbox._kernels.scene_layout import (
     MC,
     MR,
     NF,
+    S_PENDING,
     R_HORIZON,
     R_PAIRS,
     ROT,
@@ -368,6 +371,16 @@ def step(objs, tf, ti, work, dt, now, threshold, method, flags):
     if continuous and moves:
         _start_of_step(fb, cap, ctl[C_LISTS : C_LISTS + n_dyn + n_stat])
         _start_of_step(fb, cap, _planes(ctl))
+    n_pending = ctl[C_PENDING]
+    if moves and n_pending > 0:  # the quiet steps since the last, one at a time
+        start = C_LISTS + n_dyn + n_stat
+        at = cap * NF + S_PENDING
+        advance_steps(
+            rot, trans, vel, omega, acc, ctl[start : start + n_moving],
+            fb[at : at + n_pending], version,
+        )  # fmt: skip
+    if moves:
+        ctl[C_PENDING] = 0
     if moves and n_moving and dt > 0.0:
         start = C_LISTS + n_dyn + n_stat
         advance(rot, trans, vel, omega, acc, ctl[start : start + n_moving], dt, version)

@@ -72,6 +72,7 @@ C_NEAR, C_VOL, C_VOL_PASSED, C_NARROW, C_HITS, C_TRIS = 14, 15, 16, 17, 18, 19
 C_TRACE_NEAR, C_TRACE_VOL, C_TRACE_NARROW = 20, 21, 22
 C_NEED_MEM, C_NEED_PAIRS, C_NEED_TRIS, C_NEED_TRACE, C_HORIZON = 24, 25, 26, 27, 28
 C_NEED_FRONT = 29
+C_PENDING = 30  # quiet steps to replay before the step's own motion
 #: Columns of a pair's memory row (see the step kernel).
 MEM_COLS = 8
 #: Scratch floats after the per-object float tables (fewer than NF, so the tables'
@@ -79,8 +80,11 @@ MEM_COLS = 8
 #: from S_SHAPES two one-row convex shapes (20 each: rot, trans, dims, radius, bound,
 #: then kind, first and count as int64 bits), a pair query's output row (10), its index
 #: and hit flag, and a triangle's three vertices (9): a convex pair test allocates
-#: nothing (see :func:`shape_rows`).
-S_SHAPES, S_OUT, S_INDEX, S_HIT, S_TRI, SCRATCH_F = 12, 52, 62, 63, 64, 73
+#: nothing (see :func:`shape_rows`); from S_PENDING the dts of up to PENDING_CAP quiet
+#: steps not yet moved (``ctl[C_PENDING]`` of them), which the next step replays.
+S_SHAPES, S_OUT, S_INDEX, S_HIT, S_TRI, S_PENDING = 12, 52, 62, 63, 64, 73
+PENDING_CAP = 64
+SCRATCH_F = S_PENDING + PENDING_CAP
 #: From ``C_LISTS`` the id lists: dynamic, static (half-spaces not among them), moving,
 #: the sweep's order, the half-spaces (static, never in the broad phase), then the
 #: ignore list (its length first).
