@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 from hitbox._kernels.collide import stack_rows
 from hitbox._kernels.front import FRONT_AGE, H_AGE, H_TESTS, HEAD, front_size, front_walk
+from hitbox._kernels.witness import tree_links, witness_path
 from hitbox._torus import torus_mesh
 from hitbox.mesh import TriangleMesh
 
@@ -17,7 +18,7 @@ REACH = float(np.linalg.norm(MESH.vertices, axis=1).max()) * (1 + 1e-12)
 NONE = np.zeros(0, np.int64)
 
 
-def _walk(pose, first_only, old, cap=1 << 15, reach=REACH, mesh=MESH):
+def _walk(pose, first_only, old, cap=1 << 15, reach=REACH, mesh=MESH, toward=(NONE, NONE)):
     bv0, bv1, bv2, first, count, tris, sbox, depth, mag = mesh._args
     new = np.zeros(cap, np.int64)
     out, n, n_new = front_walk(
@@ -25,7 +26,7 @@ def _walk(pose, first_only, old, cap=1 << 15, reach=REACH, mesh=MESH):
         bv0, bv1, bv2, first, count, tris, sbox, mag, reach,
         np.ascontiguousarray(pose[:3, :3]), np.ascontiguousarray(pose[:3, 3]),
         first_only, np.empty((stack_rows(depth, depth), 2), np.int64), old, new,
-        np.empty((2, 4), np.intp),
+        np.empty((2, 4), np.intp), *toward,
     )  # fmt: skip
     pairs = {(int(a), int(b)) for a, b in zip(out[0, :n], out[1, :n], strict=True)}
     return pairs, (new[:n_new] if n_new >= 0 else None)
@@ -93,6 +94,47 @@ def test_any_from_the_front_finds_a_crossing_iff_one_exists(seed, step_size):
             assert front_size(front) == 0
         elif from_root:
             assert front_size(front) > 0
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.sampled_from([0.01, 0.05, 0.3]))
+def test_a_walk_headed_for_a_leaf_pair_answers_as_the_plain_walk(seed, step_size):
+    """Mode any from the root, headed down the paths to two slots' leaves: a crossing
+    exactly when the plain walk finds one, a crossing pair, the same front when apart,
+    and the target leaves' own crossing first when they hold one."""
+    rng = np.random.default_rng(seed)
+    first, count = MESH._args[3], MESH._args[4]
+    parent, leaf = tree_links(first, count)
+    n_slots = len(leaf)
+    for pose in _poses(seed, 6, step_size):
+        every, _ = _walk(pose, False, NONE)
+        plain, plain_front = _walk(pose, True, NONE)
+        targets = [tuple(rng.integers(0, n_slots, 2))] + sorted(every)[:2]
+        for sa, sb in targets:
+            toward = (witness_path(parent, leaf, sa), witness_path(parent, leaf, sb))
+            got, front = _walk(pose, True, NONE, toward=toward)
+            assert len(got) == len(plain) and got <= every
+            if not got:  # the same front, in another order
+                assert np.array_equal(front[:HEAD], plain_front[:HEAD])
+                body = front[HEAD:].reshape(-1, 2)
+                plain_body = plain_front[HEAD:].reshape(-1, 2)
+                assert sorted(map(tuple, body.tolist())) == sorted(
+                    map(tuple, plain_body.tolist())
+                )
+            here = {
+                (a, b) for a, b in every if leaf[a] == leaf[sa] and leaf[b] == leaf[sb]
+            }
+            if here:
+                assert got <= here
+
+
+def test_a_walk_path_runs_from_the_root_to_the_leaf():
+    first, count = MESH._args[3], MESH._args[4]
+    parent, leaf = tree_links(first, count)
+    for slot in (0, len(leaf) // 2, len(leaf) - 1):
+        path = witness_path(parent, leaf, slot)
+        assert path[0] == 0 and path[-1] == leaf[slot]
+        assert all(parent[path[d + 1]] == path[d] for d in range(len(path) - 1))
 
 
 def test_the_front_is_a_cut_of_the_test_tree():

@@ -322,10 +322,17 @@ def _make_descend(walks):
 
 
 @njit(inline="always")
+def splits_b(a_bv, m, ca, b_bv, k, cb):
+    """Whether a walk splits b[k] rather than a[m]: the larger of the two (the inner one
+    when the other is a leaf; ca, cb their triangle counts, 0 for an inner node)."""
+    return cb == 0 and (ca > 0 or size(b_bv, k) > size(a_bv, m))
+
+
+@njit(inline="always")
 def split_larger(a_bv, a_first, m, ca, b_bv, b_first, k, cb, stack, top):
     """Push the children of the larger of nodes a[m] and b[k] (of the inner one when the
     other is a leaf), each paired with the other node; returns the new stack top."""
-    if cb == 0 and (ca > 0 or size(b_bv, k) > size(a_bv, m)):
+    if splits_b(a_bv, m, ca, b_bv, k, cb):
         f = b_first[k]
         stack[top, 0] = m
         stack[top, 1] = f + 1

@@ -39,6 +39,7 @@ from hitbox._kernels.collide import (
     query_slack,
     skew_widening,
     split_larger,
+    splits_b,
 )
 from hitbox._kernels.node_tests import obb_gap
 
@@ -108,6 +109,22 @@ def _motion(fold, rot, trans, reach):
 
 
 @njit(inline="always")
+def _push_toward(stack, top, other, first, child, a_split):
+    """Push the pairs of ``other`` with children first and first + 1 of the split node,
+    ``child`` (one of them) last: popped first. ``a_split``: A's node was split (the
+    pairs are (child, other)), else B's ((other, child))."""
+    sibling = first + 1 if child == first else first
+    for r, c in ((top, sibling), (top + 1, child)):
+        if a_split:
+            stack[r, 0] = c
+            stack[r, 1] = other
+        else:
+            stack[r, 0] = other
+            stack[r, 1] = c
+    return top + 2
+
+
+@njit(inline="always")
 def _header(new, fnew, rot, trans, tests, root_tests, root_size, contact, age):
     for r in range(3):
         fnew[H_TRANS + r] = trans[r]
@@ -124,12 +141,19 @@ def _header(new, fnew, rot, trans, tests, root_tests, root_size, contact, age):
 def front_walk(
     a0, a1, a2, a_first, a_count, a_tris, a_sbox, a_mag,
     b0, b1, b2, b_first, b_count, b_tris, b_sbox, b_mag, b_reach,
-    rot, trans, first_only, stack, old, new, out,
+    rot, trans, first_only, stack, old, new, out, toward_a, toward_b,
 ):  # fmt: skip
     """Crossing slot pairs of two OBB trees (B moved into A's frame by rot, trans),
     walked from the front ``old`` (its pairs taken in order, each walked to its end
     before the next; empty: the root pair). ``b_reach``: the largest distance of B's
     vertices from its model origin (inf: no clearance holds).
+
+    ``toward_a``, ``toward_b``: node paths from each root down to a leaf (empty for
+    none), for a walk from the root with ``first_only``: each split of a pair of the
+    two paths walks the child on its path first, so the walk reaches that leaf pair
+    first and then the subtrees around it, nearest first (the last step's crossing
+    lies there, :mod:`hitbox._kernels.witness`). The order changes nothing but which
+    crossing pair is found first.
 
     Returns (out, n, n_new): the crossing slot pairs in ``out[:, :n]`` (grown when
     short), and the new front in ``new[:n_new]``: n_new 0 when none is kept (a
@@ -155,6 +179,10 @@ def front_walk(
     n = 0
     n_new = HEAD if len(new) >= HEAD else -1
     tests = 0
+    # the pair of the two paths walked next: (toward_a[pa], toward_b[pb]); none once
+    # the paths' pair is apart or at a leaf (the walk never meets a pair twice)
+    pa = pb = 0
+    directed = n_old == 0 and first_only and len(toward_a) > 0 and len(toward_b) > 0
     while True:
         if top == 0:
             if q == n_old:
@@ -186,6 +214,14 @@ def front_walk(
             if done:
                 return out, n, 0
             n_new = _record(new, fnew, n_new, (m << 32) | k, 0.0)
+            continue
+        if directed and m == toward_a[pa] and k == toward_b[pb]:
+            if splits_b(a_bv, m, ca, b_bv, k, cb):
+                pb += 1
+                top = _push_toward(stack, top, m, b_first[k], toward_b[pb], False)
+            else:
+                pa += 1
+                top = _push_toward(stack, top, k, a_first[m], toward_a[pa], True)
             continue
         top = split_larger(a_bv, a_first, m, ca, b_bv, b_first, k, cb, stack, top)
     if n_new < 0:

@@ -498,11 +498,11 @@ def step(objs, tf, ti, work, dt, now, threshold, method, flags):
         if v != CANDIDATE:
             continue
         tried = first_only and mesh_i and mesh_j and not swept
+        toward_a = toward_b = -1
         if tried:  # a crossing pair near the last one settles it before any volume
-            wit_a, wit_b = pair_witness(
-                i, j, s, rot, trans, tree, tf, ti, meta, mem_i, cur, rel_r, rel_t,
-                front[2],
-            )  # fmt: skip
+            wit_a, wit_b, toward_a, toward_b = pair_witness(
+                i, j, s, rot, trans, tree, tf, ti, meta, mem_i, cur, rel_r, rel_t
+            )
             if wit_a >= 0:
                 for stage in (C_VOL, C_VOL_PASSED, C_NARROW):
                     ctl[stage] += 1
@@ -534,7 +534,7 @@ def step(objs, tf, ti, work, dt, now, threshold, method, flags):
         m, hit_time, wit_a, wit_b, n_front = narrow_pair(
             i, j, s, fb, ib, cap, tf, ti, meta, mem_i, cur, front[cur],
             front[nxt, front_at:], front[2], first_only, sweeps, swept, dt, tris_out,
-            n_tris, tried,
+            n_tris, tried, toward_a, toward_b,
         )  # fmt: skip
         if n_front < 0:
             ctl[C_NEED_FRONT] = 2 * front.shape[1]  # for the next step

@@ -82,7 +82,7 @@ from hitbox._kernels.sphere_kdop import sphere_kdop
 from hitbox._kernels.sphere_overlap import sphere_overlap
 from hitbox._kernels.triangle_overlap import tri_tri_overlap
 from hitbox._kernels.triangle_points import load, load_xf
-from hitbox._kernels.witness import local_walk, witness_search
+from hitbox._kernels.witness import witness_path, witness_search
 
 # -- per-object volumes ------------------------------------------------------------------
 
@@ -285,7 +285,8 @@ def _walk_stack(meta, ta, tb, scratch):
 
 @njit(cache=True, nogil=True)
 def _mesh_mesh(
-    i, j, fb, cap, ib, tf, ti, meta, first_only, wit_a, wit_b, old, new, scratch, buf
+    i, j, fb, cap, ib, tf, ti, meta, first_only, wit_a, wit_b, old, new, scratch, buf,
+    toward_a, toward_b,
 ):  # fmt: skip
     """Mesh i against mesh j: (n crossing slot pairs in buf[:, :n], buf, n_new). With
     ``first_only``, the witness slot pair (wit_a, wit_b) from the last step is tested
@@ -293,7 +294,8 @@ def _mesh_mesh(
     the trees are walked from the front ``old`` (empty: from the root;
     :mod:`hitbox._kernels.front`), the new front written to ``new[:n_new]`` (n_new 0:
     none kept, -1: it did not fit). ``scratch``: room for the walk's stack (allocated
-    when short)."""
+    when short). With ``first_only``, a walk from the root heads for the leaves of
+    slots (toward_a, toward_b) first (-1: for the witness's, if any)."""
     rel_r, rel_t = relative_scratch(fb, cap)
     relative_into(f3(fb, cap, ROT, 3, 3), f2(fb, cap, TRANS, 3), i, j, rel_r, rel_t)
     tree = i1(ib, cap, TREE)
@@ -309,53 +311,41 @@ def _mesh_mesh(
             buf[0, 0] = wit_a
             buf[1, 0] = wit_b
             return 1, buf, 0
+    if toward_a < 0:
+        toward_a, toward_b = wit_a, wit_b
+    path_a = path_b = old[:0]  # none: the walk heads nowhere first
+    if first_only and toward_a >= 0 and front_size(old) == 0:
+        a_parent, a_leaf = tree_links(ti, meta, ta)
+        b_parent, b_leaf = tree_links(ti, meta, tb)
+        path_a = witness_path(a_parent, a_leaf, toward_a)
+        path_b = witness_path(b_parent, b_leaf, toward_b)
     a0, a1, a2 = obb_parts(tf, meta, ta)
     b0, b1, b2 = obb_parts(tf, meta, tb)
     out, n, n_new = front_walk(
         a0, a1, a2, a_first, a_count, a_tris, a_sbox, tf[meta[ta, M_MAG]],
         b0, b1, b2, b_first, b_count, b_tris, b_sbox, tf[meta[tb, M_MAG]],
         tf[meta[tb, M_MAG] + 1], rel_r, rel_t, first_only,
-        _walk_stack(meta, ta, tb, scratch), old, new, buf,
+        _walk_stack(meta, ta, tb, scratch), old, new, buf, path_a, path_b,
     )  # fmt: skip
     return n, out, n_new
 
 
 @njit(cache=True, nogil=True)
-def pair_witness(
-    i, j, s, rot, trans, tree, tf, ti, meta, mem_i, cur, rel_r, rel_t, scratch
-):  # fmt: skip
+def pair_witness(i, j, s, rot, trans, tree, tf, ti, meta, mem_i, cur, rel_r, rel_t):
     """Mode any, meshes i and j, their row ``s`` of the current memory (-1: none)
-    (``tree``: each object's tree index; ``rel_r``,
-    ``rel_t``: scratch for their relative pose): a crossing slot pair near the last
-    step's witness (:func:`hitbox._kernels.witness.witness_search`), else under the
-    subtrees around the pair that search centred on
-    (:func:`hitbox._kernels.witness.local_walk`, ``scratch`` holding its stack), as
-    (sa, sb); (-1, -1) when the pair has no witness or none crosses."""
+    (``tree``: each object's tree index; ``rel_r``, ``rel_t``: scratch for their
+    relative pose): (sa, sb, ca, cb), a crossing slot pair (sa, sb) near the last step's
+    witness (:func:`hitbox._kernels.witness.witness_search`), (-1, -1) when the pair has
+    no witness or none crosses; (ca, cb) the pair the search centred on, where a walk
+    of the trees heads first (-1, -1 without a witness)."""
     if s < 0 or mem_i[cur, s, 3] < 0:
-        return -1, -1
+        return -1, -1, -1, -1
     relative_into(rot, trans, i, j, rel_r, rel_t)
     ta, tb = tree[i], tree[j]
-    a_tris = tree_tris(tf, meta, ta)
-    b_tris = tree_tris(tf, meta, tb)
-    wa, wb = mem_i[cur, s, 3], mem_i[cur, s, 4]
-    sa, sb, wa, wb = witness_search(
-        a_tris, tree_neighbours(ti, meta, ta), b_tris, tree_neighbours(ti, meta, tb),
-        rel_r, rel_t, wa, wb,
-    )  # fmt: skip
-    if sa >= 0:
-        return sa, sb
-    a_first, a_count, _, a_sbox = tree_walk_arrays(tf, ti, meta, ta)
-    b_first, b_count, _, b_sbox = tree_walk_arrays(tf, ti, meta, tb)
-    a_parent, a_leaf = tree_links(ti, meta, ta)
-    b_parent, b_leaf = tree_links(ti, meta, tb)
-    a0, a1, a2 = obb_parts(tf, meta, ta)
-    b0, b1, b2 = obb_parts(tf, meta, tb)
-    stack = _walk_stack(meta, ta, tb, scratch)
-    return local_walk(
-        a0, a1, a2, a_first, a_count, a_tris, a_sbox, tf[meta[ta, M_MAG]],
-        a_parent, a_leaf,
-        b0, b1, b2, b_first, b_count, b_tris, b_sbox, tf[meta[tb, M_MAG]],
-        b_parent, b_leaf, rel_r, rel_t, wa, wb, stack,
+    return witness_search(
+        tree_tris(tf, meta, ta), tree_neighbours(ti, meta, ta),
+        tree_tris(tf, meta, tb), tree_neighbours(ti, meta, tb),
+        rel_r, rel_t, mem_i[cur, s, 3], mem_i[cur, s, 4],
     )  # fmt: skip
 
 
@@ -388,7 +378,8 @@ def motion_state(o, fb, ib, cap):
 @njit(inline="always")
 def narrow_pair(
     i, j, s, fb, ib, cap, tf, ti, meta, mem_i, cur, front_old, front_new,
-    scratch, first_only, sweeps, swept, dt, tris_out, n_tris, witness_tried,
+    scratch, first_only, sweeps, swept, dt, tris_out, n_tris, witness_tried, toward_a,
+    toward_b,
 ):  # fmt: skip
     """The exact test of one candidate pair (``s``: its row of the current memory, -1
     for none): (touching primitive pairs m (1 for two plain volumes), contact time (dt
@@ -401,7 +392,8 @@ def narrow_pair(
     higher up once the meshes part). Writes the pair's triangle pairs at
     ``tris_out[:, n_tris:]`` where they fit (mode all). ``witness_tried``:
     :func:`pair_witness` found no crossing pair already (the walk does not test the
-    witness again). ``sweeps``: whether the sweeps of continuous mode may run (False
+    witness again); (``toward_a``, ``toward_b``): the slot pair it centred on, where a
+    walk from the root heads first (-1, -1: the witness's). ``sweeps``: whether the sweeps of continuous mode may run (False
     for a discrete step)."""
     is_mesh = i1(ib, cap, IS_MESH)
     mesh_i = is_mesh[i] != 0
@@ -418,7 +410,7 @@ def narrow_pair(
         buf = np.empty((2, 1 if first_only else 16), np.intp)
         m, buf, n_new = _mesh_mesh(
             i, j, fb, cap, ib, tf, ti, meta, first_only, wit_a, wit_b, old, front_new,
-            scratch, buf,
+            scratch, buf, toward_a, toward_b,
         )  # fmt: skip
         hit_time = dt
         if sweeps and swept:  # touching at any time in the step: by advancement

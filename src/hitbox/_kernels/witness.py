@@ -14,8 +14,11 @@ finding none proves nothing, and the caller walks the trees. On the tori's 88 to
 steps the prediction left 4 steps to the walks where the witness's own neighbours left
 29 (benchmarks/README.md).
 
-When none crosses, the subtrees a few levels above the searched pair's two leaves are
-walked (:func:`local_walk`) before the whole trees.
+When none crosses, the trees are walked from the root toward the searched pair's two
+leaves (:func:`witness_path`, :func:`hitbox._kernels.front.front_walk`): that leaf pair
+first, then the subtrees around it, nearest first, in the one walk that also proves the
+meshes apart when they have parted (a walk of the subtrees a few levels up before the
+whole trees walked those subtrees twice in that case; benchmarks/README.md).
 
 Slot neighbours come from :func:`slot_neighbours`, (S, 3) slots per tree, -1 where an
 edge has no other face; parents and the leaf of each slot from :func:`tree_links`.
@@ -26,7 +29,6 @@ import math
 import numpy as np
 from numba import njit
 
-from hitbox._kernels.collide import _descend, posed_bv, query_slack
 from hitbox._kernels.triangle_overlap import tri_tri_overlap
 from hitbox._kernels.triangle_points import _cross, _dot, _sub, load, load_xf
 
@@ -165,7 +167,8 @@ PARALLEL = 1e-6
 def witness_search(a_tris, a_adj, b_tris, b_adj, rot, trans, wa, wb):
     """A crossing slot pair near the last step's witness (wa, wb), B's triangles moved
     into A's frame by (rot, trans): (sa, sb, ca, cb), (sa, sb) = (-1, -1) when none
-    crosses, (ca, cb) the pair the search centred on (for :func:`local_walk`).
+    crosses, (ca, cb) the pair the search centred on (where a walk of the trees heads
+    first: :func:`witness_path`).
 
     Tested in order: the witness; the pair the witness's crossing has moved to
     (:func:`predicted`); that pair's first member against the second's edge
@@ -195,32 +198,18 @@ def witness_search(a_tris, a_adj, b_tris, b_adj, rot, trans, wa, wb):
     return -1, -1, ca, cb
 
 
-#: Levels above the witness's leaves where :func:`local_walk` starts.
-LOCAL_LEVELS = 4
-
-
-@njit(cache=True, nogil=True)
-def local_walk(
-    a0, a1, a2, a_first, a_count, a_tris, a_sbox, a_mag, a_parent, a_leaf,
-    b0, b1, b2, b_first, b_count, b_tris, b_sbox, b_mag, b_parent, b_leaf,
-    rot, trans, wa, wb, stack,
-):  # fmt: skip
-    """A crossing slot pair under the ancestors LOCAL_LEVELS above the leaves of slots
-    wa (A) and wb (B), walked as the whole trees are (OBB trees, B moved into A's frame
-    by rot, trans): (sa, sb), or (-1, -1)."""
-    m = a_leaf[wa]
-    k = b_leaf[wb]
-    for _ in range(LOCAL_LEVELS):
-        if a_parent[m] >= 0:
-            m = a_parent[m]
-        if b_parent[k] >= 0:
-            k = b_parent[k]
-    out = np.empty((2, 1), np.intp)
-    out, n = _descend(
-        posed_bv(a0, a1, a2, rot), a_first, a_count, a_tris, a_sbox,
-        posed_bv(b0, b1, b2, rot), b_first, b_count, b_tris, b_sbox,
-        rot, trans, query_slack(trans, a_mag, b_mag), stack, True, out, 0, m, k,
-    )  # fmt: skip
-    if n == 0:
-        return -1, -1
-    return out[0, 0], out[1, 0]
+@njit(inline="always")
+def witness_path(parent, leaf, slot):
+    """The nodes from the root (node 0) down to the leaf holding ``slot``, given each
+    node's parent (-1 at the root) and each slot's leaf (:func:`tree_links`)."""
+    depth = 0
+    m = leaf[slot]
+    while parent[m] >= 0:
+        m = parent[m]
+        depth += 1
+    path = np.empty(depth + 1, np.int64)
+    m = leaf[slot]
+    for d in range(depth, -1, -1):
+        path[d] = m
+        m = parent[m]
+    return path
