@@ -18,7 +18,9 @@ REACH = float(np.linalg.norm(MESH.vertices, axis=1).max()) * (1 + 1e-12)
 NONE = np.zeros(0, np.int64)
 
 
-def _walk(pose, first_only, old, cap=1 << 15, reach=REACH, mesh=MESH, toward=(NONE, NONE)):
+def _walk(
+    pose, first_only, old, cap=1 << 15, reach=REACH, mesh=MESH, toward=(NONE, NONE)
+):
     bv0, bv1, bv2, first, count, tris, sbox, depth, mag = mesh._args
     new = np.zeros(cap, np.int64)
     out, n, n_new = front_walk(

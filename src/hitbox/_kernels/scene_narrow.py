@@ -393,8 +393,8 @@ def narrow_pair(
     ``tris_out[:, n_tris:]`` where they fit (mode all). ``witness_tried``:
     :func:`pair_witness` found no crossing pair already (the walk does not test the
     witness again); (``toward_a``, ``toward_b``): the slot pair it centred on, where a
-    walk from the root heads first (-1, -1: the witness's). ``sweeps``: whether the sweeps of continuous mode may run (False
-    for a discrete step)."""
+    walk from the root heads first (-1, -1: the witness's). ``sweeps``: whether the
+    sweeps of continuous mode may run (False for a discrete step)."""
     is_mesh = i1(ib, cap, IS_MESH)
     mesh_i = is_mesh[i] != 0
     mesh_j = is_mesh[j] != 0
