@@ -1,7 +1,7 @@
 """The witness search of a Scene step in mode any (:mod:`hitbox._kernels.witness`):
-slot neighbours and tree links against brute-force tables; every pair the search or the
-local walk returns crosses (brute-force triangle test), and the search misses no
-crossing pair among those it tries."""
+slot neighbours and tree links against brute-force tables; every pair the search
+returns crosses (brute-force triangle test), and the search misses no crossing pair
+among those it tries. The walk it hands on to is tested in test_front.py."""
 
 import numpy as np
 from hypothesis import given, settings
