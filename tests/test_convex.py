@@ -152,7 +152,7 @@ def test_swapping_the_pair_flips_the_normal(random_pairs):
 
 
 def test_rigid_motion_moves_the_answers(random_pairs):
-    _, a, b = random_pairs
+    pairs, a, b = random_pairs
     rng = np.random.default_rng(7)
     pose = np.eye(4)
     pose[:3, :3], pose[:3, 3] = rotation(rng), rng.normal(size=3)
@@ -160,7 +160,13 @@ def test_rigid_motion_moves_the_answers(random_pairs):
         cx.penetration(a, b),
         cx.penetration(cx.transform(a, pose), cx.transform(b, pose)),
     )
-    np.testing.assert_allclose(after.depth, before.depth, atol=CURVED_TOL)
+    curved = np.array([bool({x.kind, y.kind} & CURVED) for x, y in pairs])
+    # EPA on a cylinder's or cone's curved surface may run out of support points and
+    # answer an upper bound (penetration's docstring); it lands near the least depth,
+    # not on one pose-independent value
+    loose = curved & (before.depth > 0)
+    np.testing.assert_allclose(after.depth[~loose], before.depth[~loose], atol=CURVED_TOL)
+    np.testing.assert_allclose(after.depth[loose], before.depth[loose], atol=1e-5)
     sep = before.depth < 0  # a unique normal; GJK's on curved shapes is good to ~1e-6
     np.testing.assert_allclose(
         after.normal[sep], before.normal[sep] @ pose[:3, :3].T, atol=1e-5

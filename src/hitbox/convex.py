@@ -335,7 +335,7 @@ def penetration(a, b, pairs=None):
     the 15 separating-axis overlaps), half-spaces, and polytope pairs (EPA, van den
     Bergen 2001, on the Minkowski difference's faces). With a cylinder or cone EPA
     converges on a curved surface: the depth is always achievable (B moved by ``depth *
-    normal`` no longer overlaps A), but where EPA runs out of its 128 support points it
+    normal`` no longer overlaps A), but where EPA runs out of its 512 support points it
     can exceed the least depth. Swapping ``a`` and ``b`` negates the normal and swaps the
     points. Where the cores of a pair meet in a flat set (two coplanar discs, crossing
     capsule axes) the depth is the sum of the radii and the normal is perpendicular to

@@ -13,7 +13,7 @@ from numba import njit
 from hitbox._kernels.gjk import witnesses
 from hitbox._kernels.primitives import support_call
 
-MAX_VERTS = 128
+MAX_VERTS = 512
 MAX_FACES = 2 * MAX_VERTS
 # A face is final when the support point along its normal is within this of its plane,
 # relative to the scale.
