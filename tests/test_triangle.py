@@ -392,6 +392,37 @@ def test_segments_hit_is_overlap_and_endpoints_lie_on_both(pq):
     _assert_on_both(seg, a, b)
 
 
+# Slivers with a vertex 3e-56 off an edge of the other triangle: their planes are barely
+# defined, and the crossing of an edge with them came out 0.3-0.7 off both (hypothesis).
+SLIVER_PAIRS = [
+    (
+        [[-1.0931144953809784, 1.5, 1.0], [0.0, 0.0, 0.0], [-1.0, 0.0, -1.0]],
+        [
+            [-0.95647518345835603, 1.3125, 0.875],
+            [-1.0931144953809784, 1.5, 1.0],
+            [-2.8947851369915497e-56, 0.0, -2.8947851369915497e-56],
+        ],
+    ),
+    (
+        [[1.0, 1.0, 3.0], [0.0, 0.0, 0.0], [-1.0, 0.0, -1.0]],
+        [
+            [0.99999990000000005, 0.99999990000000005, 2.9999997],
+            [1.0, 1.0, 3.0],
+            [-2.8947851369915497e-56, 0.0, -2.8947851369915497e-56],
+        ],
+    ),
+]
+
+
+@pytest.mark.parametrize("p, q", SLIVER_PAIRS)
+def test_segments_of_sliver_pairs_lie_on_both(p, q):
+    a, b = _all_orders(np.array(p), np.array(q))
+    seg = hb.triangle.intersection_segments(a, b)
+    np.testing.assert_array_equal(seg.hit, hb.triangle.overlap(a, b))
+    assert seg.hit.all()
+    _assert_on_both(seg, a, b)
+
+
 @settings(max_examples=200)
 @given(grid_pairs())
 def test_segments_ignore_vertex_and_argument_order(pq):

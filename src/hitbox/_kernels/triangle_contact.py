@@ -8,6 +8,7 @@ other (the edge characterisation of Guigue & Devillers 2003).
 import numpy as np
 from numba import njit
 
+from hitbox._kernels.distance import closest_on_triangle, segment_segment
 from hitbox._kernels.exact_predicates import _same, orient3d
 from hitbox._kernels.triangle_overlap import (
     _box_overlap_2d,
@@ -199,7 +200,44 @@ def _seg_tri_points(a, b, sa, sb, t0, t1, t2, ax_t, pts, n):
     if abs(da - db) < 1e-6 * np.sqrt(_dot(normal, normal) * _dot(ab, ab)):
         lo, hi = _prism_clip(a, b, t0, t1, t2, ax_t)
         t = _clamp(t, lo, hi)
-    return _add(pts, n, _lerp(a, b, t))
+    x = _lerp(a, b, min(max(t, 0.0), 1.0))
+    if _gap2(x, t0, t1, t2) > _tol2(a, b, t0, t1, t2):
+        x = _nearest_on_segment(a, b, t0, t1, t2, x)
+    return _add(pts, n, x)
+
+
+@njit(inline="always")
+def _gap2(x, t0, t1, t2):
+    q, _ = closest_on_triangle(x, t0, t1, t2)
+    d = _sub(x, q)
+    return _dot(d, d)
+
+
+@njit(inline="always")
+def _tol2(a, b, t0, t1, t2):
+    """Squared rounding tolerance of a crossing point: 1e-10 of the coordinates' size."""
+    m = 0.0
+    for p in (a, b, t0, t1, t2):
+        m = max(m, abs(p[0]), abs(p[1]), abs(p[2]))
+    return (1e-10 * m) ** 2
+
+
+@njit(cache=True)
+def _nearest_on_segment(a, b, t0, t1, t2, x):
+    """The point of ab nearest triangle t among x and ab's closest points to t's edges.
+
+    The crossing of ab with t's plane is ill-conditioned when t is a sliver (its plane
+    is then barely defined: hypothesis found a crossing 0.3 off both triangles); the
+    exact tests said ab meets t, so the meeting point lies on ab near t's edges or is x.
+    """
+    best, best_d = x, _gap2(x, t0, t1, t2)
+    T = (t0, t1, t2)
+    for k in range(3):
+        c, _ = segment_segment(a, b, T[k], T[(k + 1) % 3])
+        d = _gap2(c, t0, t1, t2)
+        if d < best_d:
+            best, best_d = c, d
+    return best
 
 
 @njit(cache=True)
