@@ -7,6 +7,9 @@ Every row is a fresh Python process, timed from its start to its exit:
 
 - ``import floor``: ``import numpy, numba, trimesh`` alone, what any numba tool that reads
   mesh files pays before its first line of work;
+- ``numba floor``: the import floor and one call of a cached one-line ``@njit`` kernel,
+  what any numba tool pays before its first compiled answer (numba loads its typing and
+  lowering registries, and scipy's BLAS, at the first kernel a process compiles or loads);
 - ``warm``: ``hitbox collide`` on two tori of 5,000 triangles with every kernel in the
   cache (after ``hitbox warmup``);
 - ``cold``: the same with an empty kernel cache (``NUMBA_CACHE_DIR`` a new folder), and
@@ -50,11 +53,15 @@ def run(quick=False):
             rows.append(_row("hitbox warmup (every core, empty cache)", seconds))
         else:
             _timed(collide, warm_cache, cwd=folder)  # only the collide kernels
-        floor, warm = [], []
+        one_kernel = folder / "one_kernel.py"
+        one_kernel.write_text(_ONE_KERNEL)
+        _timed([sys.executable, str(one_kernel)], warm_cache)  # its kernel cached
+        floor, numba_floor, warm = [], [], []
         for _ in range(3 if quick else 7):
             floor.append(
                 _timed([sys.executable, "-c", "import numpy, numba, trimesh"])[0]
             )
+            numba_floor.append(_timed([sys.executable, str(one_kernel)], warm_cache)[0])
             warm.append(_timed(collide, warm_cache, cwd=folder)[0])
         cold, first_line = _timed(collide, folder / f"cold-{time.time_ns()}", cwd=folder)
         _, first_tty = _timed(
@@ -63,6 +70,8 @@ def run(quick=False):
         base = min(floor)
         rows += [
             _row("import floor: import numpy, numba, trimesh", base, base),
+            _row("numba floor: the imports and one cached @njit kernel", min(numba_floor),
+                 base),  # fmt: skip
             _row("hitbox collide, warm cache", min(warm), base),
             _row("hitbox collide, empty cache", cold, base),
             _row("empty cache, first output on a terminal's stderr", first_tty, base),
@@ -75,6 +84,18 @@ def run(quick=False):
         import shutil
 
         shutil.rmtree(folder, ignore_errors=True)
+
+
+_ONE_KERNEL = """import numpy, numba, trimesh
+
+
+@numba.njit(cache=True)
+def total(x):
+    return x.sum()
+
+
+total(numpy.ones(3))
+"""
 
 
 def _row(method, seconds, base=None):
@@ -91,6 +112,9 @@ def _timed(command, cache=None, cwd=None, terminal=False):
     bar and the compile notice show at once), else a pipe (the notice waits for the
     first compilation)."""
     env = dict(os.environ)
+    # as a user's Python runs: writing bytecode (a host that turns it off recompiles
+    # every module of the source tree in each run)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     if cache is not None:
         env["NUMBA_CACHE_DIR"] = str(cache)
     start = time.perf_counter()
