@@ -106,22 +106,28 @@ def _args(a, b):
 
 
 def _posed_call(a, b):
-    """(the kernel one pose of A and B runs, :func:`_args`), kept on A for its last
-    partner B. After the pair's first query the kernel is its compiled entry point
-    (:mod:`hitbox._direct_call`): resolving the types of some thirty arrays took
-    numba's dispatch about 5 us a query. The entry point is taken for the arguments
-    :func:`distance`'s fast path passes, whose types never change for the pair: these
-    very arrays, a writeable C-contiguous float64 pose, Python ints and floats."""
+    """(the kernel one pose of A and B runs, :func:`_args`, the larger mesh size, the
+    walk's heap depth), kept on A for its last partner B. After the pair's first query
+    the kernel is its compiled entry point (:mod:`hitbox._direct_call`): resolving the
+    types of some thirty arrays took numba's dispatch about 5 us a query. The entry
+    point is taken for the arguments :func:`distance`'s fast path passes, whose types
+    never change for the pair: these very arrays, a writeable C-contiguous float64 pose,
+    Python ints and floats."""
     kept = a._partner
     if kept is not None and kept[0] is b:
         if kept[1] is None:  # the pair's first query compiled or loaded the kernel
             probe = (*kept[2], np.eye(4), 1.0, v.SQUARES_SAFE_EXP, 1, np.inf, 0.0, 0.0,
                      np.empty(6), np.empty(3, np.intp))  # fmt: skip
-            kept = a._partner = (b, direct_entry(_calls.one_posed, probe), kept[2])
-        return kept[1], kept[2]
+            kept = a._partner = (b, direct_entry(_calls.one_posed, probe), *kept[2:])
+        return kept[1:]
     parts = _args(a, b)
-    a._partner = (b, None, parts)
-    return _calls.one_posed, parts
+    size = max(a._size(), b._size())
+    depth = a.bvh.depth + b.bvh.depth + 4
+    a._partner = (b, None, parts, size, depth)
+    return _calls.one_posed, parts, size, depth
+
+
+_new_tuple = tuple.__new__
 
 
 def _lower(d, upper, rtol, atol):
@@ -139,7 +145,6 @@ def distance(a, b, transform=None, *, max_distance=np.inf, rtol=0.0, atol=0.0):
     upper, rtol, atol = _options(max_distance, rtol, atol)
     out_f = np.empty(6)
     out_i = np.empty(3, np.intp)
-    depth = a.bvh.depth + b.bvh.depth + 4
     if (
         type(transform) is np.ndarray
         and transform.dtype == np.float64
@@ -147,11 +152,19 @@ def distance(a, b, transform=None, *, max_distance=np.inf, rtol=0.0, atol=0.0):
         and transform.flags.c_contiguous
         and transform.flags.writeable
     ):  # the common case: checked and answered in one compiled call
-        call, parts = _posed_call(a, b)
-        d = call(*parts, transform, max(a._size(), b._size()), v.SQUARES_SAFE_EXP,
-                 depth, upper, rtol, atol, out_f, out_i)  # fmt: skip
-        if out_i[2] == 0:
+        call, parts, size, depth = _posed_call(a, b)
+        d = call(*parts, transform, size, v.SQUARES_SAFE_EXP, depth, upper, rtol, atol,
+                 out_f, out_i)  # fmt: skip
+        fa, fb, status = out_i.tolist()
+        if status == 0 and fa >= 0:  # built here, in Python scalars: 1 us of a query
+            lower = d if rtol == 0.0 == atol else max(0.0, (d - atol) / (1.0 + rtol))
+            return _new_tuple(MeshDistance, (
+                d, out_f[:3], out_f[3:], a.bvh.prim_order.item(fa),
+                b.bvh.prim_order.item(fb), lower,
+            ))  # fmt: skip
+        if status == 0:
             return _answer(a, b, d, out_f, out_i, upper, rtol, atol, 1.0)
+    depth = a.bvh.depth + b.bvh.depth + 4
     rot, trans = _one_transform(transform)  # names what is wrong with the transform
     g = _scale_one(a, b, trans)
     if g != 1.0:  # the same problem where products of squared lengths cannot overflow
