@@ -256,3 +256,25 @@ def test_repeated_queries_of_a_pair_answer_the_same():
             frozen.flags.writeable = False
             assert hd.distance(a, partners[m], frozen).distance == want[m, k]
             assert hd.distance(a, partners[m], pose.tolist()).distance == want[m, k]
+
+
+def test_the_walk_grows_its_heap_without_changing_an_answer():
+    """The walk's heap starts at 32 x depth + 256 entries and doubles when full; from
+    no room at all (depth -8) it grows on the first pushes and answers the same."""
+    from hitbox._kernels.distance import mesh_distance
+
+    a = TriangleMesh(*SHAPES[2])
+    b = TriangleMesh(*SHAPES[0])
+    walk_a, _, walk_b, _ = hd._args(a, b)
+    rng = np.random.default_rng(4)
+    for _ in range(20):
+        pose = _pose(rng, 0.3)
+        rot, trans = np.ascontiguousarray(pose[:3, :3]), np.ascontiguousarray(pose[:3, 3])
+        got = []
+        for depth in (a.bvh.depth + b.bvh.depth + 4, -8):
+            out_f, out_i = np.empty(6), np.empty(2, np.intp)
+            d = mesh_distance(*walk_a, *walk_b, rot, trans, depth, np.inf, 0.0, 0.0,
+                              out_f, out_i)  # fmt: skip
+            got.append((d, out_i.tolist(), out_f.tolist()))
+        assert got[0] == got[1]
+        assert got[0][0] == hd.distance_brute(a, b, pose)[0]

@@ -362,11 +362,9 @@ def _size(h, i):
 
 @njit(inline="always")
 def _heap_push(lbs, keys, n, lb, key):
-    """Push (lb, key) on the 4-ary min-heap of n entries; returns the arrays (grown
-    when full) and n + 1."""
-    if n == len(lbs):
-        lbs = np.concatenate((lbs, np.empty(len(lbs))))
-        keys = np.concatenate((keys, np.empty(len(keys), np.int64)))
+    """Push (lb, key) on the 4-ary min-heap of n entries (n < its length: the caller
+    grows it, :func:`_heap_room`); returns n + 1. (Returning the arrays, rebound at each
+    push, cost reference counting on every push.)"""
     c = n
     while c > 0:
         parent = (c - 1) >> 2
@@ -375,7 +373,17 @@ def _heap_push(lbs, keys, n, lb, key):
         lbs[c], keys[c] = lbs[parent], keys[parent]
         c = parent
     lbs[c], keys[c] = lb, key
-    return lbs, keys, n + 1
+    return n + 1
+
+
+@njit(inline="always")
+def _heap_room(lbs, keys, n, more):
+    """The heap's arrays with room for ``more`` pushes after its n entries (doubled
+    when short)."""
+    if n + more > len(lbs):
+        lbs = np.concatenate((lbs, np.empty(len(lbs) + more)))
+        keys = np.concatenate((keys, np.empty(len(keys) + more, np.int64)))
+    return lbs, keys
 
 
 @njit(inline="always")
@@ -429,9 +437,10 @@ def mesh_distance(
         return np.inf
     best = upper * upper if upper < np.inf else np.inf  # squared
     size = 32 * depth + 256
-    lbs = np.empty(size)
-    keys = np.empty(size, np.int64)  # node pair m << 32 | k
-    lbs, keys, top = _heap_push(
+    lbs = np.empty(max(size, 0))
+    keys = np.empty(len(lbs), np.int64)  # node pair m << 32 | k
+    lbs, keys = _heap_room(lbs, keys, 0, 1)
+    top = _heap_push(
         lbs, keys, 0, _box_gap(ac, ah, ar, 0, bc, bh, br, 0, rot, trans, np.inf), 0
     )
     have = False  # a pair in hand (lb, m, k), no farther than the heap's least
@@ -490,15 +499,17 @@ def mesh_distance(
         g1 = _box_gap(ac, ah, ar, m1, bc, bh, br, k1, rot, trans, stop)
         if g1 < g0:
             m0, k0, g0, m1, k1, g1 = m1, k1, g1, m0, k0, g0
+        if top + 2 > len(lbs):
+            lbs, keys = _heap_room(lbs, keys, top, 2)
         reach = g1 * (1.0 + rtol) + atol
         if reach * reach < best:
-            lbs, keys, top = _heap_push(lbs, keys, top, g1, (m1 << 32) | k1)
+            top = _heap_push(lbs, keys, top, g1, (m1 << 32) | k1)
         reach = g0 * (1.0 + rtol) + atol
         if reach * reach < best:
             if top == 0 or g0 <= lbs[0]:  # still the nearest: walk on, no heap
                 lb, m, k, have = g0, m0, k0, True
             else:
-                lbs, keys, top = _heap_push(lbs, keys, top, g0, (m0 << 32) | k0)
+                top = _heap_push(lbs, keys, top, g0, (m0 << 32) | k0)
     if out_i[0] < 0:
         return np.inf
     return math.sqrt(best)
