@@ -37,6 +37,7 @@ import math
 import numpy as np
 from numba import njit
 
+from hitbox._kernels.borrowed import borrowed
 from hitbox._kernels.flat_views import rows
 from hitbox._kernels.pipeline import (
     ASLEEP,
@@ -378,6 +379,8 @@ def step(objs, tf, ti, work, dt, now, threshold, method, flags):
     bits: seconds into the step), triangle pairs (2, T), then the trace's near, volume
     and narrow pairs, (2, N) each.
     """
+    # borrowed: the arenas outlive the step, so views of them need no reference counts
+    objs, tf, ti, work = borrowed(objs), borrowed(tf), borrowed(ti), borrowed(work)
     fb, ib = objects_split(objs)
     ctl, mem_i, front, out_i, record = work_split(work)
     # a run-time bool, not a literal: a literal would compile the body once per value
