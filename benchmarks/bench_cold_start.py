@@ -70,8 +70,11 @@ def run(quick=False):
         base = min(floor)
         rows += [
             _row("import floor: import numpy, numba, trimesh", base, base),
-            _row("numba floor: the imports and one cached @njit kernel", min(numba_floor),
-                 base),  # fmt: skip
+            _row(
+                "numba floor: the imports and one cached @njit kernel",
+                min(numba_floor),
+                base,
+            ),  # fmt: skip
             _row("hitbox collide, warm cache", min(warm), base),
             _row("hitbox collide, empty cache", cold, base),
             _row("empty cache, first output on a terminal's stderr", first_tty, base),

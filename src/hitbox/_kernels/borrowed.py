@@ -11,7 +11,7 @@ Only for arrays whose owner outlives every use: the arenas a kernel was called w
 used within that call. A borrowed array must never be returned or stored.
 """
 
-from numba import types
+from numba import njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
@@ -29,3 +29,11 @@ def borrowed(typingctx, arr):
         return view._getvalue()
 
     return arr(arr), codegen
+
+
+@njit(inline="always")
+def borrowed_tree(bv0, bv1, bv2, first, count, tris, sbox):
+    """A walk's tree arrays (its node volume parts, children, slot triangles and boxes),
+    each :func:`borrowed`."""
+    return (borrowed(bv0), borrowed(bv1), borrowed(bv2), borrowed(first),
+            borrowed(count), borrowed(tris), borrowed(sbox))  # fmt: skip

@@ -15,7 +15,7 @@ import numpy as np
 from numba import njit
 from numba.extending import overload
 
-from hitbox._kernels.borrowed import borrowed
+from hitbox._kernels.borrowed import borrowed_tree
 from hitbox._kernels.bv import _kind_of_type
 from hitbox._kernels.node_tests import (  # noqa: F401 (names the walk's users import here)
     REL_EPS,
@@ -439,12 +439,12 @@ def _one_pose(
     if len(a_first) == 0 or len(b_first) == 0:
         return out, 0
     # borrowed (hitbox._kernels.borrowed): held by the caller, counted by no view
-    a_bv0, a_bv1, a_bv2 = borrowed(a_bv0), borrowed(a_bv1), borrowed(a_bv2)
-    a_first, a_count = borrowed(a_first), borrowed(a_count)
-    a_tris, a_sbox = borrowed(a_tris), borrowed(a_sbox)
-    b_bv0, b_bv1, b_bv2 = borrowed(b_bv0), borrowed(b_bv1), borrowed(b_bv2)
-    b_first, b_count = borrowed(b_first), borrowed(b_count)
-    b_tris, b_sbox = borrowed(b_tris), borrowed(b_sbox)
+    a_bv0, a_bv1, a_bv2, a_first, a_count, a_tris, a_sbox = borrowed_tree(
+        a_bv0, a_bv1, a_bv2, a_first, a_count, a_tris, a_sbox
+    )
+    b_bv0, b_bv1, b_bv2, b_first, b_count, b_tris, b_sbox = borrowed_tree(
+        b_bv0, b_bv1, b_bv2, b_first, b_count, b_tris, b_sbox
+    )
     stack = np.empty((stack_rows(a_depth, b_depth), 2), np.intp)
     return _descend(
         posed_bv(a_bv0, a_bv1, a_bv2, rot), a_first, a_count, a_tris, a_sbox,

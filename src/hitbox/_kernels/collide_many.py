@@ -6,7 +6,7 @@ import numpy as np
 from numba import njit, prange
 from numba.typed import List
 
-from hitbox._kernels.borrowed import borrowed
+from hitbox._kernels.borrowed import borrowed, borrowed_tree
 from hitbox._kernels.collide import _descend
 from hitbox._kernels.node_tests import posed_bv, query_slack, stack_rows
 from hitbox._kernels.triangle_overlap import tri_tri_overlap
@@ -38,12 +38,12 @@ def _many_serial(
         return flat, total
     # borrowed (hitbox._kernels.borrowed): the caller holds them through the call, and
     # each pose's walk would count references to every one
-    a_bv0, a_bv1, a_bv2 = borrowed(a_bv0), borrowed(a_bv1), borrowed(a_bv2)
-    a_first, a_count = borrowed(a_first), borrowed(a_count)
-    a_tris, a_sbox = borrowed(a_tris), borrowed(a_sbox)
-    b_bv0, b_bv1, b_bv2 = borrowed(b_bv0), borrowed(b_bv1), borrowed(b_bv2)
-    b_first, b_count = borrowed(b_first), borrowed(b_count)
-    b_tris, b_sbox = borrowed(b_tris), borrowed(b_sbox)
+    a_bv0, a_bv1, a_bv2, a_first, a_count, a_tris, a_sbox = borrowed_tree(
+        a_bv0, a_bv1, a_bv2, a_first, a_count, a_tris, a_sbox
+    )
+    b_bv0, b_bv1, b_bv2, b_first, b_count, b_tris, b_sbox = borrowed_tree(
+        b_bv0, b_bv1, b_bv2, b_first, b_count, b_tris, b_sbox
+    )
     rots, transes = borrowed(rots), borrowed(transes)
     stack = np.empty((stack_rows(a_depth, b_depth), 2), np.intp)
     out = np.empty((2, 16), np.intp)
