@@ -811,9 +811,11 @@ def test_stitched_subtrees_split_like_one_serial_walk():
     from hitbox.bvh import LEAF_SIZE, MAX_DEPTH, SAH_BINS
 
     pts = soup(3, 9_000, spread=30.0)
+    permuted = pts.copy()
     first, count, order, depth, tasks = bvh_sah.build_sah_oriented(
-        pts, LEAF_SIZE, MAX_DEPTH, SAH_BINS, 2
+        permuted, LEAF_SIZE, MAX_DEPTH, SAH_BINS, 2
     )
+    np.testing.assert_array_equal(permuted, pts[order])  # in slot order, in place
     assert len(tasks) > 1
     n = len(pts)
     s_first = np.empty(2 * n - 1, np.intp)

@@ -162,12 +162,16 @@ class BVH:
                 topo = _sah.build_sah(
                     boxes, centres, leaf_size, max_depth, SAH_BINS, threads
                 )
+                slot_pts = None
             else:
+                slot_pts = np.array(pts)  # a copy, permuted into slot order in place
                 topo = _sah.build_sah_oriented(
-                    pts, leaf_size, max_depth, SAH_BINS, threads
+                    slot_pts, leaf_size, max_depth, SAH_BINS, threads
                 )
             node_first, node_count, order, depth, tasks = topo
-            return _fitted(pts, node_first, node_count, order, int(depth), node, tasks)
+            return _fitted(
+                pts, node_first, node_count, order, int(depth), node, tasks, slot_pts
+            )
         else:
             topo = _build.build_median(boxes, centres, leaf_size, max_depth)
         node_first, node_count, order, depth = topo
@@ -402,15 +406,19 @@ def _floats(arr, name):
     return _frozen(np.array(arr, dtype=np.float64))
 
 
-def _fitted(pts, node_first, node_count, order, depth, kind, tasks=_NO_TASKS):
+def _fitted(
+    pts, node_first, node_count, order, depth, kind, tasks=_NO_TASKS, slot_pts=None
+):
     """Fit node volumes of ``kind`` over a topology; return the frozen BVH. ``tasks``:
-    the subtrees a parallel build made, fitted in parallel (OBB nodes)."""
+    the subtrees a parallel build made, fitted in parallel (OBB nodes); ``slot_pts``:
+    ``pts[order]`` where the build made it already."""
     n_nodes = len(node_first)
     # frozen before the fits, as a refit's and a check's topology arrays are: the fit
     # kernels then compile for read-only index arrays only
     for arr in (node_first, node_count, order):
         arr.flags.writeable = False
-    slot_pts = _fit.slot_points(pts, order)
+    if slot_pts is None:
+        slot_pts = _fit.slot_points(pts, order)
     node_box = np.empty((n_nodes, 2, 3))
     slot_box = np.empty((len(order), 2, 3))
     _fit.fit_boxes(slot_pts, node_first, node_count, node_box, slot_box)

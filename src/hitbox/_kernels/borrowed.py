@@ -11,7 +11,7 @@ Only for arrays whose owner outlives every use: the arenas a kernel was called w
 used within that call. A borrowed array must never be returned or stored.
 """
 
-from numba import njit, types
+from numba import config, njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
@@ -29,6 +29,13 @@ def borrowed(typingctx, arr):
         return view._getvalue()
 
     return arr(arr), codegen
+
+
+if config.DISABLE_JIT:  # kernels run as Python (NUMBA_DISABLE_JIT): nothing is counted
+
+    def borrowed(arr):  # noqa: F811
+        """``arr`` itself: without the jit there are no reference counts to skip."""
+        return arr
 
 
 @njit(inline="always")

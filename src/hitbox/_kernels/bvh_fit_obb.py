@@ -4,6 +4,7 @@ over the subtrees a parallel build made (:mod:`hitbox._kernels.bvh_sah`)."""
 import numpy as np
 from numba import njit, prange
 
+from hitbox._kernels.borrowed import borrowed
 from hitbox._kernels.bvh_fit import (
     DIRECT_SLOTS,
     FRAME_SLOTS,
@@ -66,26 +67,54 @@ def fit_obbs(
     lanes = max(1, min(threads, len(tasks)))
     for lane in prange(lanes):
         stack = np.empty(depth + 2, np.intp)
-        work = _scratch()
         for t in range(lane, len(tasks), lanes):
             first, count = tasks[t, 1], tasks[t, 2]
-            for m in range(first + count - 1, first - 1, -1):
-                _fit_obb_node(
-                    m, slot_pts, node_first, node_count, node_box, span_lo, span_hi,
-                    seeds, cnt, mean, scat, center, half, rot, stack, work,
-                )  # fmt: skip
-            _fit_obb_node(
-                tasks[t, 0], slot_pts, node_first, node_count, node_box, span_lo,
-                span_hi, seeds, cnt, mean, scat, center, half, rot, stack, work,
+            # the subtree bottom-up: its other nodes, highest id first, then its root
+            nodes = np.empty(count + 1, np.intp)
+            for i in range(count):
+                nodes[i] = first + count - 1 - i
+            nodes[count] = tasks[t, 0]
+            _fit_nodes(
+                nodes, slot_pts, node_first, node_count, node_box, span_lo, span_hi,
+                seeds, cnt, mean, scat, center, half, rot, stack, _scratch(),
             )  # fmt: skip
-    stack = np.empty(depth + 2, np.intp)
-    work = _scratch()
-    for m in range(n_nodes - 1, -1, -1):
-        if not done[m]:
-            _fit_obb_node(
-                m, slot_pts, node_first, node_count, node_box, span_lo, span_hi,
-                seeds, cnt, mean, scat, center, half, rot, stack, work,
-            )  # fmt: skip
+    rest = np.nonzero(~done)[0][::-1].copy()
+    _fit_nodes(
+        rest, slot_pts, node_first, node_count, node_box, span_lo, span_hi, seeds,
+        cnt, mean, scat, center, half, rot, np.empty(depth + 2, np.intp), _scratch(),
+    )  # fmt: skip
+
+
+@njit(nogil=True)
+def _fit_nodes(
+    nodes, slot_pts, node_first, node_count, node_box, span_lo, span_hi,
+    seeds, cnt, mean, scat, center, half, rot, stack, work,
+):  # fmt: skip
+    """:func:`_fit_obb_node` for each of ``nodes`` in turn, every array borrowed
+    (:mod:`hitbox._kernels.borrowed`; the caller holds them): the per-node call took and
+    released a reference to each of its sixteen arrays."""
+    slot_pts, node_first = borrowed(slot_pts), borrowed(node_first)
+    node_count = borrowed(node_count)
+    node_box, span_lo, span_hi = borrowed(node_box), borrowed(span_lo), borrowed(span_hi)
+    seeds, cnt, mean, scat = (
+        borrowed(seeds),
+        borrowed(cnt),
+        borrowed(mean),
+        borrowed(scat),
+    )
+    center, half, rot, stack = (
+        borrowed(center),
+        borrowed(half),
+        borrowed(rot),
+        borrowed(stack),
+    )
+    w = (borrowed(work[0]), borrowed(work[1]), borrowed(work[2]), borrowed(work[3]),
+         borrowed(work[4]), borrowed(work[5]), borrowed(work[6]), borrowed(work[7]))  # fmt: skip
+    for i in range(len(nodes)):
+        _fit_obb_node(
+            nodes[i], slot_pts, node_first, node_count, node_box, span_lo, span_hi,
+            seeds, cnt, mean, scat, center, half, rot, stack, w,
+        )  # fmt: skip
 
 
 @njit(nogil=True)
