@@ -10,6 +10,7 @@ compared with, so rounding never culls a node whose triangle the exact ray hits 
 import numpy as np
 from numba import njit, prange
 
+from hitbox._kernels.borrowed import borrowed
 from hitbox._kernels.bvh_traverse import push_children
 from hitbox._kernels.ray_triangle import (
     final_t,
@@ -168,8 +169,24 @@ def cast(walk, rays, first_only, out, start, stop):
     node_box, node_first, node_count, tris, prim, depth = walk
     origins, directions, t_max = rays
     out_t, out_slot, out_u, out_v = out
-    stack = np.empty(depth + 2, np.intp)
-    entries = np.empty(depth + 2)
+    _cast_rays(
+        node_box, node_first, node_count, tris, prim, np.empty(depth + 2, np.intp),
+        np.empty(depth + 2), origins, directions, t_max, first_only, out_t, out_slot,
+        out_u, out_v, start, stop,
+    )  # fmt: skip
+
+
+@njit
+def _cast_rays(
+    node_box, node_first, node_count, tris, prim, stack, entries, origins, directions,
+    t_max, first_only, out_t, out_slot, out_u, out_v, start, stop,
+):  # fmt: skip
+    """:func:`cast`'s loop, the tree's arrays and the stacks borrowed
+    (:mod:`hitbox._kernels.borrowed`; the caller holds them): the call per ray took and
+    released a reference to each of its seven arrays, atomics both threads share."""
+    node_box, node_first = borrowed(node_box), borrowed(node_first)
+    node_count, tris, prim = borrowed(node_count), borrowed(tris), borrowed(prim)
+    stack, entries = borrowed(stack), borrowed(entries)
     for r in range(start, stop):
         o, d, zero, inv = _ray_setup(origins, directions, r)
         t, s, u, v = cast_one(

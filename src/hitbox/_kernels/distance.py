@@ -21,6 +21,7 @@ import math
 import numpy as np
 from numba import njit
 
+from hitbox._kernels.borrowed import borrowed
 from hitbox._kernels.closest import closest_point_on
 from hitbox._kernels.triangle_overlap import tri_tri_overlap
 from hitbox._kernels.triangle_points import load, load_xf
@@ -431,6 +432,15 @@ def mesh_distance(
     out_i[0:2] their slots (-1 when nothing is below ``upper``). Returns the distance
     (inf when nothing is below ``upper``).
     """
+    # borrowed (hitbox._kernels.borrowed): the inlined helpers' array arguments were
+    # counted in and out at every node pair, atomics the threads of a batch share
+    ac, ah, ar = borrowed(ac), borrowed(ah), borrowed(ar)
+    a_first, a_count = borrowed(a_first), borrowed(a_count)
+    a_tris, a_sbox = borrowed(a_tris), borrowed(a_sbox)
+    bc, bh, br = borrowed(bc), borrowed(bh), borrowed(br)
+    b_first, b_count, b_tris = borrowed(b_first), borrowed(b_count), borrowed(b_tris)
+    rot, trans = borrowed(rot), borrowed(trans)
+    out_f, out_i = borrowed(out_f), borrowed(out_i)
     out_i[0] = -1
     out_i[1] = -1
     if len(a_first) == 0 or len(b_first) == 0:

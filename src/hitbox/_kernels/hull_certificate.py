@@ -20,6 +20,7 @@ import math
 import numpy as np
 from numba import njit
 
+from hitbox._kernels.borrowed import borrowed
 from hitbox._kernels.closest import closest_on_triangle, make_nearest_walk
 from hitbox._kernels.distance import REL_EPS, tri_tri_distance
 from hitbox._kernels.gjk import STALLED, grow, witnesses
@@ -88,8 +89,14 @@ def hull_gjk(hull_a, hull_b, rot, trans, ws, ia, ib):
     Returns (separated, n): the simplex in ``ws[:n]`` (layout of
     :mod:`hitbox._kernels.gjk`) with its hull vertices in ``ia[:n]``, ``ib[:n]``;
     separated False when the hulls meet or GJK did not settle."""
-    ha, fa, na, sta = hull_a[0], hull_a[1], hull_a[2], hull_a[3]
-    hb, fb, nb, stb = hull_b[0], hull_b[1], hull_b[2], hull_b[3]
+    # borrowed (hitbox._kernels.borrowed): the inlined climbs counted their arrays in
+    # and out at every support
+    ha, fa = borrowed(hull_a[0]), borrowed(hull_a[1])
+    na, sta = borrowed(hull_a[2]), borrowed(hull_a[3])
+    hb, fb = borrowed(hull_b[0]), borrowed(hull_b[1])
+    nb, stb = borrowed(hull_b[2]), borrowed(hull_b[3])
+    rot, trans = borrowed(rot), borrowed(trans)
+    ws, ia, ib = borrowed(ws), borrowed(ia), borrowed(ib)
     lam = ws[4]
     # first supports along the line between the origins (A's toward B, B's toward A)
     lx = rot[0, 0] * trans[0] + rot[1, 0] * trans[1] + rot[2, 0] * trans[2]
@@ -227,6 +234,14 @@ def _touching(node_box, first, count, tris, depth, x, tol2, out):
                           (tris, out), (tol2, 0))[1]  # fmt: skip
 
 
+@njit(inline="always")
+def _borrowed_hull(hull):
+    """A hull's arrays (:func:`certify`'s layout) each
+    :func:`~hitbox._kernels.borrowed.borrowed`, its largest norm as it is."""
+    return (borrowed(hull[0]), borrowed(hull[1]), borrowed(hull[2]), borrowed(hull[3]),
+            borrowed(hull[4]), borrowed(hull[5]), hull[6])  # fmt: skip
+
+
 @njit(cache=True, nogil=True)
 def certify(hull_a, hull_b, a_first, a_count, a_tris, b_first, b_count, b_tris, rot,
             trans, depth, upper, rtol, atol, out_f, out_i):  # fmt: skip
@@ -238,6 +253,11 @@ def certify(hull_a, hull_b, a_first, a_count, a_tris, b_first, b_count, b_tris, 
     B moved by (rot, trans). Answers as :func:`hitbox._kernels.distance.mesh_distance` does: the
     distance with out_f, out_i[:2] filled, or inf with out_i[:2] = -1 when the meshes
     are at least ``upper`` apart."""
+    hull_a, hull_b = _borrowed_hull(hull_a), _borrowed_hull(hull_b)
+    a_first, a_count, a_tris = borrowed(a_first), borrowed(a_count), borrowed(a_tris)
+    b_first, b_count, b_tris = borrowed(b_first), borrowed(b_count), borrowed(b_tris)
+    rot, trans = borrowed(rot), borrowed(trans)
+    out_f, out_i = borrowed(out_f), borrowed(out_i)
     box_a, norm_a = hull_a[5], hull_a[6]
     box_b, norm_b = hull_b[5], hull_b[6]
     if len(hull_a[0]) == 0 or len(hull_b[0]) == 0:

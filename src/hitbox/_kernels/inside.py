@@ -15,6 +15,7 @@ surface.
 import numpy as np
 from numba import njit, prange
 
+from hitbox._kernels.borrowed import borrowed
 from hitbox._kernels.exact_predicates import orient2d, orient3d
 from hitbox._kernels.lanes import chunk_span, lane_count
 
@@ -138,7 +139,17 @@ def ray_winding(node_box, node_first, node_count, tris, stack, points, q):
 def _inside_range(
     node_box, node_first, node_count, tris, depth, points, out, start, stop
 ):
+    # borrowed (hitbox._kernels.borrowed): the calls per point took and released a
+    # reference to each array, atomics both threads share
     stack = np.empty(2 * depth + 4, np.intp)
+    _inside_loop(node_box, node_first, node_count, tris, stack, points, out, start, stop)
+
+
+@njit
+def _inside_loop(node_box, node_first, node_count, tris, stack, points, out, start, stop):
+    node_box, node_first = borrowed(node_box), borrowed(node_first)
+    node_count, tris = borrowed(node_count), borrowed(tris)
+    stack, points = borrowed(stack), borrowed(points)
     for q in range(start, stop):
         status, count = ray_winding(
             node_box, node_first, node_count, tris, stack, points, q
