@@ -12,6 +12,7 @@ import math
 import numpy as np
 from numba import njit, prange
 
+from hitbox._kernels.borrowed import borrowed
 from hitbox._kernels.epa import epa
 from hitbox._kernels.gjk import OVERLAP, SEPARATED, gjk, witnesses
 from hitbox._kernels.primitives import (
@@ -33,6 +34,7 @@ from hitbox._kernels.primitives import (
     segments,
     write,
 )
+from hitbox._kernels.shape_set import borrowed_shapes
 
 CHUNK = 256
 
@@ -123,8 +125,18 @@ def general(mode, sa, i, sb, j, ws, out, hit, k, sc):
 @njit(cache=True, nogil=True)
 def query(mode, sa, ia, sb, ib, out, hit):
     """Pairs (ia[k], ib[k]) one after another."""
-    ws = np.zeros((9, 10))
-    for k in range(len(ia)):
+    _pairs(mode, sa, ia, sb, ib, out, hit, np.zeros((9, 10)), 0, len(ia))
+
+
+@njit
+def _pairs(mode, sa, ia, sb, ib, out, hit, ws, lo, hi):
+    """Pairs lo..hi, every array borrowed (:func:`.shape_set.borrowed_shapes`; the
+    caller holds them)."""
+    sa, sb, ws = borrowed_shapes(sa), borrowed_shapes(sb), borrowed(ws)
+    value, pa, pb, normal = out
+    out = (borrowed(value), borrowed(pa), borrowed(pb), borrowed(normal))
+    hit, ia, ib = borrowed(hit), borrowed(ia), borrowed(ib)
+    for k in range(lo, hi):
         pair(mode, sa, ia[k], sb, ib[k], ws, out, hit, k)
 
 
@@ -134,6 +146,5 @@ def query_parallel(mode, sa, ia, sb, ib, out, hit):
     n = len(ia)
     chunks = (n + CHUNK - 1) // CHUNK
     for c in prange(chunks):
-        ws = np.zeros((9, 10))
-        for k in range(c * CHUNK, min(n, (c + 1) * CHUNK)):
-            pair(mode, sa, ia[k], sb, ib[k], ws, out, hit, k)
+        lo = c * CHUNK
+        _pairs(mode, sa, ia, sb, ib, out, hit, np.zeros((9, 10)), lo, min(n, lo + CHUNK))

@@ -4,6 +4,9 @@ numba takes it as one argument, and the kernels build one-row sets of it."""
 from typing import NamedTuple
 
 import numpy as np
+from numba import njit
+
+from hitbox._kernels.borrowed import borrowed
 
 
 class Shapes(NamedTuple):
@@ -28,3 +31,15 @@ class Shapes(NamedTuple):
     first: np.ndarray
     count: np.ndarray
     vertices: np.ndarray
+
+
+@njit(inline="always")
+def borrowed_shapes(s):
+    """``s`` with each array :func:`~hitbox._kernels.borrowed.borrowed`: the pair
+    kernels hand both sets to GJK, EPA and the supports at every pair, and each call
+    counted all eighteen arrays in and out, atomics both threads share."""
+    return Shapes(
+        borrowed(s.kind), borrowed(s.rot), borrowed(s.trans), borrowed(s.dims),
+        borrowed(s.radius), borrowed(s.bound), borrowed(s.first), borrowed(s.count),
+        borrowed(s.vertices),
+    )  # fmt: skip
