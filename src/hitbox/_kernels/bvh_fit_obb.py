@@ -64,6 +64,8 @@ def fit_obbs(
     for t in range(len(tasks)):
         done[tasks[t, 0]] = True
         done[tasks[t, 1] : tasks[t, 1] + tasks[t, 2]] = True
+    arrays = (slot_pts, node_first, node_count, node_box, span_lo, span_hi, seeds, cnt,
+              mean, scat, center, half, rot)  # fmt: skip
     lanes = max(1, min(threads, len(tasks)))
     for lane in prange(lanes):
         stack = np.empty(depth + 2, np.intp)
@@ -74,46 +76,28 @@ def fit_obbs(
             for i in range(count):
                 nodes[i] = first + count - 1 - i
             nodes[count] = tasks[t, 0]
-            _fit_nodes(
-                nodes, slot_pts, node_first, node_count, node_box, span_lo, span_hi,
-                seeds, cnt, mean, scat, center, half, rot, stack, _scratch(),
-            )  # fmt: skip
+            _fit_nodes(nodes, arrays, stack, _scratch())
     rest = np.nonzero(~done)[0][::-1].copy()
-    _fit_nodes(
-        rest, slot_pts, node_first, node_count, node_box, span_lo, span_hi, seeds,
-        cnt, mean, scat, center, half, rot, np.empty(depth + 2, np.intp), _scratch(),
-    )  # fmt: skip
+    _fit_nodes(rest, arrays, np.empty(depth + 2, np.intp), _scratch())
 
 
 @njit(nogil=True)
-def _fit_nodes(
-    nodes, slot_pts, node_first, node_count, node_box, span_lo, span_hi,
-    seeds, cnt, mean, scat, center, half, rot, stack, work,
-):  # fmt: skip
-    """:func:`_fit_obb_node` for each of ``nodes`` in turn, every array borrowed
+def _fit_nodes(nodes, arrays, stack, work):
+    """:func:`_fit_obb_node` for each of ``nodes`` in turn over ``arrays`` (the tree's and
+    the fit's, as :func:`fit_obbs` names them), every array borrowed
     (:mod:`hitbox._kernels.borrowed`; the caller holds them): the per-node call took and
     released a reference to each of its sixteen arrays."""
-    slot_pts, node_first = borrowed(slot_pts), borrowed(node_first)
-    node_count = borrowed(node_count)
-    node_box, span_lo, span_hi = borrowed(node_box), borrowed(span_lo), borrowed(span_hi)
-    seeds, cnt, mean, scat = (
-        borrowed(seeds),
-        borrowed(cnt),
-        borrowed(mean),
-        borrowed(scat),
-    )
-    center, half, rot, stack = (
-        borrowed(center),
-        borrowed(half),
-        borrowed(rot),
-        borrowed(stack),
-    )
+    a = arrays
+    b = (borrowed(a[0]), borrowed(a[1]), borrowed(a[2]), borrowed(a[3]), borrowed(a[4]),
+         borrowed(a[5]), borrowed(a[6]), borrowed(a[7]), borrowed(a[8]), borrowed(a[9]),
+         borrowed(a[10]), borrowed(a[11]), borrowed(a[12]))  # fmt: skip
     w = (borrowed(work[0]), borrowed(work[1]), borrowed(work[2]), borrowed(work[3]),
          borrowed(work[4]), borrowed(work[5]), borrowed(work[6]), borrowed(work[7]))  # fmt: skip
+    stack = borrowed(stack)
     for i in range(len(nodes)):
         _fit_obb_node(
-            nodes[i], slot_pts, node_first, node_count, node_box, span_lo, span_hi,
-            seeds, cnt, mean, scat, center, half, rot, stack, w,
+            nodes[i], b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10],
+            b[11], b[12], stack, w,
         )  # fmt: skip
 
 
