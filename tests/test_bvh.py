@@ -339,6 +339,34 @@ def test_obb_nodes_of_nearly_collinear_points_stay_orthonormal_and_hold(seed, ti
     tree.validate(tris)
 
 
+@settings(max_examples=25, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    n=st.integers(1, 400),
+    method=st.sampled_from(METHODS),
+    leaf_size=st.sampled_from([1, 4]),
+)
+def test_obb_nodes_are_tight_on_every_face(seed, n, method, leaf_size):
+    """Brute-force twin of the fit's search from seed points (nodes over DIRECT_SLOTS
+    slots): every node's OBB has a point of its own on each of its six faces, that is
+    its extents are the exact least and greatest projections, whichever nodes keep
+    seeds for their parent's search."""
+    pts = soup(seed, n, spread=30.0)
+    tree = BVH.build(pts, node="obb", method=method, leaf_size=leaf_size)
+    tree.validate(pts)
+    m_nodes = len(tree.node_first)
+    lo_s = np.empty(m_nodes, np.intp)
+    hi_s = np.empty(m_nodes, np.intp)
+    _fit.spans(tree.node_first, tree.node_count, lo_s, hi_s)
+    slot_pts = pts[tree.prim_order]
+    center, half, rot = (np.asarray(x) for x in tree.node_bv)
+    for m in range(m_nodes):
+        u = (slot_pts[lo_s[m] : hi_s[m]].reshape(-1, 3) - center[m]) @ rot[m]
+        slack = 1e-9 * (np.abs(center[m]).sum() + half[m].sum() + 1.0)
+        assert np.all(u.max(axis=0) >= half[m] - slack), m
+        assert np.all(u.min(axis=0) <= -half[m] + slack), m
+
+
 def test_obb_nodes_never_worse_than_their_box():
     pts = icosphere()
     obb = BVH.build(pts, node="obb")

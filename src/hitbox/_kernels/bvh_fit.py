@@ -136,42 +136,55 @@ def _world_extremes(slot_pts, node_first, node_count, m, ext):
     k; leaves from their points, inner nodes from their children's (bottom-up)."""
     f = node_first[m]
     if node_count[m] > 0:
-        # the winners' values and (slot, point) in scalars, copied once at the end:
-        # through ext in memory every test read it again after the copies
-        n_pts = slot_pts.shape[1]
-        lo0, lo1, lo2 = slot_pts[f, 0, 0], slot_pts[f, 0, 1], slot_pts[f, 0, 2]
-        hi0, hi1, hi2 = lo0, lo1, lo2
-        il0 = il1 = il2 = ih0 = ih1 = ih2 = f * n_pts
-        for s in range(f, f + node_count[m]):
-            for v in range(n_pts):
-                x, y, z = slot_pts[s, v, 0], slot_pts[s, v, 1], slot_pts[s, v, 2]
-                j = s * n_pts + v
-                if x < lo0:
-                    lo0, il0 = x, j
-                if x > hi0:
-                    hi0, ih0 = x, j
-                if y < lo1:
-                    lo1, il1 = y, j
-                if y > hi1:
-                    hi1, ih1 = y, j
-                if z < lo2:
-                    lo2, il2 = z, j
-                if z > hi2:
-                    hi2, ih2 = z, j
-        _copy_point(slot_pts, il0, ext, m, 0)
-        _copy_point(slot_pts, ih0, ext, m, 1)
-        _copy_point(slot_pts, il1, ext, m, 2)
-        _copy_point(slot_pts, ih1, ext, m, 3)
-        _copy_point(slot_pts, il2, ext, m, 4)
-        _copy_point(slot_pts, ih2, ext, m, 5)
+        range_extremes(slot_pts, f, f + node_count[m], ext, m)
     else:
-        for k in range(3):
-            c = f if ext[f, 2 * k, k] <= ext[f + 1, 2 * k, k] else f + 1
-            for q in range(3):
-                ext[m, 2 * k, q] = ext[c, 2 * k, q]
-            c = f if ext[f, 2 * k + 1, k] >= ext[f + 1, 2 * k + 1, k] else f + 1
-            for q in range(3):
-                ext[m, 2 * k + 1, q] = ext[c, 2 * k + 1, q]
+        merge_extremes(ext, f, f + 1, m)
+
+
+@njit
+def range_extremes(slot_pts, lo_s, hi_s, ext, m):
+    """ext[m, 2k] / ext[m, 2k + 1]: the first point of slots [lo_s, hi_s) (in slot order)
+    with the least / greatest coordinate k."""
+    # the winners' values and (slot, point) in scalars, copied once at the end:
+    # through ext in memory every test read it again after the copies
+    n_pts = slot_pts.shape[1]
+    lo0, lo1, lo2 = slot_pts[lo_s, 0, 0], slot_pts[lo_s, 0, 1], slot_pts[lo_s, 0, 2]
+    hi0, hi1, hi2 = lo0, lo1, lo2
+    il0 = il1 = il2 = ih0 = ih1 = ih2 = lo_s * n_pts
+    for s in range(lo_s, hi_s):
+        for v in range(n_pts):
+            x, y, z = slot_pts[s, v, 0], slot_pts[s, v, 1], slot_pts[s, v, 2]
+            j = s * n_pts + v
+            if x < lo0:
+                lo0, il0 = x, j
+            if x > hi0:
+                hi0, ih0 = x, j
+            if y < lo1:
+                lo1, il1 = y, j
+            if y > hi1:
+                hi1, ih1 = y, j
+            if z < lo2:
+                lo2, il2 = z, j
+            if z > hi2:
+                hi2, ih2 = z, j
+    _copy_point(slot_pts, il0, ext, m, 0)
+    _copy_point(slot_pts, ih0, ext, m, 1)
+    _copy_point(slot_pts, il1, ext, m, 2)
+    _copy_point(slot_pts, ih1, ext, m, 3)
+    _copy_point(slot_pts, il2, ext, m, 4)
+    _copy_point(slot_pts, ih2, ext, m, 5)
+
+
+@njit
+def merge_extremes(ext, a, b, m):
+    """ext[m, 0:6]: the extremes of rows a and b (ties: row a's, the earlier slots)."""
+    for k in range(3):
+        c = a if ext[a, 2 * k, k] <= ext[b, 2 * k, k] else b
+        for q in range(3):
+            ext[m, 2 * k, q] = ext[c, 2 * k, q]
+        c = a if ext[a, 2 * k + 1, k] >= ext[b, 2 * k + 1, k] else b
+        for q in range(3):
+            ext[m, 2 * k + 1, q] = ext[c, 2 * k + 1, q]
 
 
 @njit
@@ -347,7 +360,8 @@ def _box_interval(node_box, y, mu0, mu1, mu2, a0, a1, a2):
 def _project_slots(slot_pts, lo_s, hi_s, mu0, mu1, mu2, v, lo, hi, seeds, m):
     """Project the points of slots [lo_s, hi_s) on the columns of v (relative to mu),
     widening lo/hi; seeds[m, 6 + 2a] / seeds[m, 7 + 2a] take the point that last
-    widened lo[a] / hi[a] (first wins ties). ``seeds`` row m is not among those read.
+    widened lo[a] / hi[a] (first wins ties); m < 0: none kept. ``seeds`` row m is not
+    among those read.
 
     lo/hi and the winners' indices in scalars, the points copied once at the end:
     through the arrays every test reloaded them after each copy."""
@@ -372,6 +386,8 @@ def _project_slots(slot_pts, lo_s, hi_s, mu0, mu1, mu2, v, lo, hi, seeds, m):
             lo2, jl2, hi2, jh2 = _widen(u2, lo2, jl2, hi2, jh2, j)
     lo[0], lo[1], lo[2] = lo0, lo1, lo2
     hi[0], hi[1], hi[2] = hi0, hi1, hi2
+    if m < 0:
+        return
     for r, j in ((6, jl0), (7, jh0), (8, jl1), (9, jh1), (10, jl2), (11, jh2)):
         if j >= 0:
             _copy_point(slot_pts, j, seeds, m, r)
