@@ -241,6 +241,10 @@ def _ply_header(text):
 
 
 def _ply_property_ok(words):
+    """A property line names a type (or ``list``, a count type and an item type) and
+    a name; a bare ``property`` is malformed, not an index error."""
+    if len(words) < 2:
+        return False
     if words[1] == b"list":
         return len(words) == 5 and words[2] in _PLY_SIZES and words[3] in _PLY_SIZES
     return len(words) == 3 and words[1] in _PLY_SIZES
