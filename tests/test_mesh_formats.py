@@ -157,7 +157,9 @@ def test_ply_ascii_body_checked(tmp_path):
     _refused(_write(tmp_path, "f.ply", bad_header), "line 6: not a PLY header line")
     # a bare 'property' (the file fuzzer's find: an IndexError, not a clear refusal)
     for fmt in ("ascii", "binary_little_endian"):
-        bare = PLY_HEAD.format(fmt=fmt, nv=3, nf=1).replace("property float z", "property")
+        bare = PLY_HEAD.format(fmt=fmt, nv=3, nf=1).replace(
+            "property float z", "property"
+        )
         _refused(_write(tmp_path, f"g-{fmt}.ply", bare), "line 6: not a PLY header line")
 
 
