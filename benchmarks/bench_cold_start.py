@@ -12,10 +12,13 @@ Every row is a fresh Python process, timed from its start to its exit:
   lowering registries, and scipy's BLAS, at the first kernel a process compiles or loads);
 - ``warm``: ``hitbox collide`` on two tori of 5,000 triangles with every kernel in the
   cache (after ``hitbox warmup``);
-- ``cold``: the same with an empty kernel cache (``NUMBA_CACHE_DIR`` a new folder), and
-  the time until its first output on stderr: on a terminal (a pseudo-terminal here: the
-  progress bar and the "compiling kernels" notice, at once) and piped (the notice,
-  printed as the first compilation starts);
+- ``cold``: the same with an empty kernel cache (``NUMBA_CACHE_DIR`` a new folder),
+  which answers without trees (:mod:`hitbox.treeless`), and the time until its
+  first output on stderr: on a terminal (a pseudo-terminal here: the progress bar and
+  the "compiling kernels" notice, at once) and piped (the notice, printed as the first
+  compilation starts); then a second run on that cache (the trees still not compiled),
+  and ``--node aabb`` from an empty cache, which builds and walks trees (what the first
+  call compiled before);
 - ``hitbox warmup``: compiling the common kernels from an empty cache, on every core
   (left out with ``--quick``).
 
@@ -63,7 +66,15 @@ def run(quick=False):
             )
             numba_floor.append(_timed([sys.executable, str(one_kernel)], warm_cache)[0])
             warm.append(_timed(collide, warm_cache, cwd=folder)[0])
-        cold, first_line = _timed(collide, folder / f"cold-{time.time_ns()}", cwd=folder)
+        cold_cache = folder / f"cold-{time.time_ns()}"
+        cold, first_line = _timed(collide, cold_cache, cwd=folder)
+        # the same cache again: the sweep's kernels on disk, the trees' still not
+        second = min(_timed(collide, cold_cache, cwd=folder)[0] for _ in range(3))
+        # the trees from an empty cache (a --node kind other than the default takes
+        # them): what the first call cost before it answered without trees
+        trees_cold, _ = _timed(
+            [*collide, "--node", "aabb"], folder / f"cold-{time.time_ns()}", cwd=folder
+        )
         _, first_tty = _timed(
             collide, folder / f"cold-{time.time_ns()}", cwd=folder, terminal=True
         )
@@ -76,7 +87,9 @@ def run(quick=False):
                 base,
             ),  # fmt: skip
             _row("hitbox collide, warm cache", min(warm), base),
-            _row("hitbox collide, empty cache", cold, base),
+            _row("hitbox collide, empty cache (answered without trees)", cold, base),
+            _row("hitbox collide, second run (the trees not yet compiled)", second, base),
+            _row("hitbox collide --node aabb, empty cache (trees)", trees_cold, base),
             _row("empty cache, first output on a terminal's stderr", first_tty, base),
             _row(
                 "empty cache, first line on a piped stderr (the notice)", first_line, base

@@ -167,6 +167,37 @@ def test_collide_finds_the_pairs_the_library_finds(capsys, folder):
     assert got["time"]["query_s"] > 0 and got["time"]["repeats"] >= 1
 
 
+@pytest.mark.parametrize("mode", [[], ["--all"]])
+def test_collide_without_compiled_trees_answers_treeless(capsys, folder, monkeypatch,
+                                                            mode):  # fmt: skip
+    """While the trees' kernels are not on disk, collide answers without trees (the
+    same answer); a --node kind or --view still takes the trees."""
+    from hitbox import warmup
+
+    monkeypatch.setattr(
+        warmup, "is_cached", lambda command: command == warmup.TREELESS_COLLIDE
+    )
+    argv = [
+        "collide",
+        folder / "torus.stl",
+        folder / "torus.stl",
+        "--pose-b",
+        "1.5 0 0 90 0 0",
+    ]
+    swept = run_json(capsys, *argv, *mode)
+    a = io.load_mesh(folder / "torus.stl")
+    want = a.intersect(a, io.pose_matrix("1.5 0 0 90 0 0"), mode="all")
+    assert swept["collide"] is True and swept["node"] is None
+    assert swept["a"]["tree_depth"] is None and "hitbox warmup" in swept["trees"]
+    if mode:
+        assert swept["pairs"] == want.T.tolist()
+    trees = run_json(capsys, *argv, *mode, "--node", "aabb")
+    assert trees["node"] == "aabb" and trees["a"]["tree_depth"] > 0
+    assert trees["collide"] is True and trees.get("pairs") == swept.get("pairs")
+    status, text, _ = run(capsys, *argv, *mode)
+    assert status == 0 and "collide: yes" in text and "no trees" in text
+
+
 def test_collide_uses_the_relative_pose(capsys, folder):
     """Moving both meshes by the same pose changes nothing (away from exact touching,
     where rounding in the composed poses may decide)."""

@@ -113,20 +113,23 @@ def test_the_first_collide_from_an_empty_cache_says_so_and_answers(tmp_path):
     out = json.loads(done.stdout)
     expected = a.intersect(b, np.eye(4), mode="all")
     assert out["collide"] is True
-    assert sorted(map(tuple, out["pairs"])) == sorted(map(tuple, expected.T.tolist()))
-    # the kernels are now on disk, where the check looks: the notice is not repeated
+    assert out["pairs"] == expected.T.tolist()
+    # answered without trees: their kernels were not compiled, the sweep's were
+    assert out["node"] is None and out["a"]["tree_depth"] is None
+    assert "hitbox warmup" in out["trees"]
     env_check = subprocess.run(
         [
             sys.executable,
             "-c",
-            "from hitbox import warmup; print(warmup.is_cached('collide --all'))",
+            "from hitbox import warmup; print(warmup.is_cached('collide treeless'), "
+            "warmup.is_cached('collide --all'))",
         ],
         env=env,
         capture_output=True,
         text=True,
         check=True,
     )
-    assert env_check.stdout.strip() == "True"
+    assert env_check.stdout.split() == ["True", "False"]
 
 
 def test_kernel_cache_is_emptied_when_any_kernel_file_changes(tmp_path, monkeypatch):

@@ -41,6 +41,9 @@ def main(argv=None):
 
     all_pairs = getattr(args, "all", False) or getattr(args, "view", None)
     command = "collide --all" if args.command == "collide" and all_pairs else args.command
+    if args.command == "collide":
+        args.treeless = collide.treeless(args, compiled.is_cached(command))
+        command = compiled.TREELESS_COLLIDE if args.treeless else command
     from hitbox.io import FileError
 
     try:

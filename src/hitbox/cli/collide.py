@@ -11,7 +11,9 @@ def add(sub):
         "do two mesh files touch, and which triangles?",
         "Place two meshes in the world and test them with their trees: whether they "
         "touch (touching counts), the colliding triangle pairs with --all, and the "
-        "time of one warm query.",
+        "time of one warm query. While the trees' kernels are not compiled (before "
+        "'hitbox warmup'), it answers without trees, the triangles' boxes swept along "
+        "x, and says so: the same answer, compiled in seconds, not half a minute.",
         "A pose is 6 numbers 'x y z rx ry rz' (rotations in degrees about the fixed x, "
         "then y, then z axes) or 16 numbers of a 4x4 matrix, row by row; quote it, or "
         "write --pose-b=-1,0,0,0,0,0 when it starts with a minus.",
@@ -59,6 +61,21 @@ def add(sub):
     return collide
 
 
+def treeless(args, trees_cached):
+    """Whether to answer without trees (:mod:`hitbox.treeless`): when the trees'
+    kernels are not compiled (``trees_cached`` False: a first run on an empty cache,
+    where compiling them would take half a minute) and nothing asked needs a tree
+    (--view, --inside, --contacts, a --node kind other than the default). The answer is
+    the same; no tree query is timed."""
+    needs_trees = (
+        args.view
+        or getattr(args, "inside", False)
+        or args.contacts
+        or args.node != common.NODE
+    )
+    return trees_cached is False and not needs_trees
+
+
 def run(args):
     if getattr(args, "contacts", False):
         args.all = True  # contact segments are per crossing triangle pair
@@ -66,6 +83,8 @@ def run(args):
         raise common.Failure(
             "--inside needs the any mode: containment has no triangle pairs"
         )
+    if getattr(args, "treeless", False):
+        return _run_treeless(args)
     with common.progress(args, 4) as step:
         a, b, a_s, b_s, pose_a, pose_b, relative = common.two_meshes(args, step)
         mode = "all" if args.all else "any"
@@ -141,3 +160,92 @@ def run(args):
     if args.view:
         common.say(con, f"wrote {out['view']}")
     return 0
+
+
+def _run_treeless(args):
+    """:func:`run` without trees: the meshes read, the triangles' boxes swept along x,
+    the exact triangle test where they meet (:func:`hitbox.treeless.intersect`)."""
+    import numpy as np
+
+    from hitbox import treeless
+    from hitbox.io import read_mesh
+
+    mode = "all" if args.all else "any"
+    pose_a = np.eye(4) if args.pose_a is None else args.pose_a
+    pose_b = np.eye(4) if args.pose_b is None else args.pose_b
+    with common.progress(args, 4) as step:
+        step(f"reading {args.a}")
+        (va, fa), a_s = common.timed(read_mesh, args.a)
+        step(f"reading {args.b}")
+        (vb, fb), b_s = common.timed(read_mesh, args.b)
+        tris_a, tris_b = va[fa], vb[fb]
+        relative = np.linalg.inv(pose_a) @ pose_b
+
+        def query():
+            return treeless.intersect(tris_a, tris_b, relative, mode=mode)
+
+        step("first query (compiles on a first run)")
+        try:
+            result, first_s = common.timed(query)
+        except ValueError as exc:  # coordinates beyond 2**±100: the trees rescale them
+            if "beyond" not in str(exc):
+                raise
+            args.treeless = False
+            return run(args)
+        step("timing warm queries")
+        best_s, repeats = common.best_time(query)
+    collides = bool(result) if not args.all else bool(result.shape[1])
+    out = {
+        "a": _summary(args.a, va, fa, a_s),
+        "b": _summary(args.b, vb, fb, b_s),
+        "node": None,
+        "pose_a": pose_a.tolist(),
+        "pose_b": pose_b.tolist(),
+        "collide": collides,
+        "mode": mode,
+        "inside": False,
+        "time": {"first_call_s": first_s, "query_s": best_s, "repeats": repeats},
+        "trees": "none: their kernels are not compiled yet ('hitbox warmup'); the "
+        "triangles' boxes swept along x answered",
+    }
+    if args.all:
+        out["n_pairs"] = int(result.shape[1])
+        out["pairs"] = result.T.tolist()
+    if args.json:
+        return common.print_json(out)
+    con = common.console()
+    for label in ("a", "b"):
+        s = out[label]
+        common.say(
+            con,
+            f"{label.upper()}: {s['file']}  {s['faces']:,} triangles "
+            f"(read in {common.duration(s['load_s'])})",
+        )
+    verdict = "[bold red]yes[/]" if collides else "[bold green]no[/]"
+    count = f", {out['n_pairs']} triangle pairs" if args.all else ""
+    common.say(con, f"collide: {verdict}{count}   (no trees, mode {mode!r})")
+    if args.all and out["n_pairs"]:
+        shown = out["pairs"][:10]
+        more = out["n_pairs"] - len(shown)
+        text = ", ".join(f"({i}, {j})" for i, j in shown)
+        common.say(
+            con,
+            f"pairs (A face, B face): {text}" + (f", ... {more} more" if more else ""),
+        )
+    common.say(
+        con,
+        f"query: {common.duration(best_s)} without trees (best of {repeats} warm runs; "
+        f"first call {common.duration(first_s)}); 'hitbox warmup' compiles the trees' "
+        "kernels, which later runs use",
+    )
+    return 0
+
+
+def _summary(path, vertices, faces, seconds):
+    return {
+        "file": str(path),
+        "vertices": len(vertices),
+        "faces": len(faces),
+        "tree_depth": None,
+        "load_s": seconds,
+    }

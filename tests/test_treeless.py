@@ -1,0 +1,112 @@
+"""hitbox.treeless: crossing triangle pairs without trees, against every pair
+tested (TriangleMesh.intersect_brute) and against the trees."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from hitbox import shapes, treeless, triangle
+from hitbox.mesh import TriangleMesh
+from tests.strategies import rotation
+
+
+def _soup(rng, n, spread):
+    base = rng.uniform(0, spread, (n, 1, 3))
+    return base + rng.normal(scale=0.5, size=(n, 3, 3))
+
+
+def _pose(rng, reach):
+    pose = np.eye(4)
+    pose[:3, :3] = rotation(rng)
+    pose[:3, 3] = rng.uniform(-reach, reach, 3)
+    return pose
+
+
+def _brute(a, b, pose):
+    moved = b @ pose[:3, :3].T + pose[:3, 3]
+    return triangle.overlap_pairs_brute(a, moved)
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    na=st.integers(0, 40),
+    nb=st.integers(0, 40),
+    spread=st.sampled_from([0.5, 3.0, 8.0]),
+)
+def test_pairs_equal_every_pair_tested(seed, na, nb, spread):
+    rng = np.random.default_rng(seed)
+    a, b = _soup(rng, na, spread), _soup(rng, nb, spread)
+    pose = _pose(rng, spread)
+    got = treeless.intersect(a, b, pose, mode="all")
+    brute = TriangleMesh(b.reshape(-1, 3), np.arange(3 * nb).reshape(-1, 3))
+    if na and nb:
+        mesh_a = TriangleMesh(a.reshape(-1, 3), np.arange(3 * na).reshape(-1, 3))
+        want = mesh_a.intersect_brute(brute, pose)
+    else:
+        want = np.empty((2, 0), np.intp)
+    np.testing.assert_array_equal(got, want)
+    assert got.dtype == np.intp and got.flags.c_contiguous
+    assert treeless.intersect(a, b, pose) is bool(want.shape[1])
+
+
+def test_touching_counts_shared_corners_edges_and_faces():
+    """Closed tests everywhere: b is a itself (every triangle shares a face), then a
+    moved by exactly its box's width along x (boxes and triangles touching at x)."""
+    tris = np.array(
+        [[[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]],
+         [[1.0, 0.0, 0.0], [1.0, 1.0, 0.0], [0.0, 1.0, 0.0]]]
+    )  # fmt: skip
+    same = treeless.intersect(tris, tris, mode="all")
+    np.testing.assert_array_equal(same, _brute(tris, tris, np.eye(4)))
+    assert same.shape[1] == 4  # the two squares' halves share an edge, and themselves
+    shift = np.eye(4)
+    shift[0, 3] = 1.0  # the square's right edge on the next one's left edge
+    touching = treeless.intersect(tris, tris, shift, mode="all")
+    np.testing.assert_array_equal(touching, _brute(tris, tris, shift))
+    assert touching.shape[1] > 0 and treeless.intersect(tris, tris, shift)
+    shift[0, 3] = 1.0 + 1e-12
+    assert not treeless.intersect(tris, tris, shift)
+
+
+def test_equals_the_trees_on_tori():
+    a, b = shapes.torus(600), shapes.torus(500)
+    rng = np.random.default_rng(3)
+    touching = 0
+    for _ in range(40):
+        pose = _pose(rng, 2.2)
+        want = a.intersect(b, pose, mode="all")
+        np.testing.assert_array_equal(
+            treeless.intersect(a.triangles, b.triangles, pose, mode="all"), want
+        )
+        assert treeless.intersect(a.triangles, b.triangles, pose) == a.intersect(b, pose)
+        touching += want.shape[1] > 0
+    assert 5 < touching < 35  # both answers exercised
+
+
+def test_many_pairs_grow_the_output():
+    """More crossing pairs than the kernel's first buffer (64 columns)."""
+    a = shapes.torus(400)
+    got = treeless.intersect(a.triangles, a.triangles, mode="all")
+    assert got.shape[1] > 64
+    np.testing.assert_array_equal(got, a.intersect(a, np.eye(4), mode="all"))
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "match"),
+    [
+        ({"mode": "some"}, ValueError, "mode"),
+        ({"transform": np.diag([2.0, 1.0, 1.0, 1.0])}, ValueError, "rigid|rotation"),
+        ({"tris_a": np.zeros((2, 4, 3))}, ValueError, r"tris_a must have shape"),
+        ({"tris_b": np.full((1, 3, 3), np.nan)}, ValueError, "tris_b.*finite"),
+        ({"tris_b": np.full((1, 3, 3), 2.0**120)}, ValueError, "beyond"),
+        ({"tris_a": "abc"}, TypeError, "tris_a"),
+    ],
+)
+def test_bad_input_is_named(kwargs, error, match):
+    args = {"tris_a": np.zeros((1, 3, 3)), "tris_b": np.ones((1, 3, 3))}
+    args.update(kwargs)
+    extra = {k: args.pop(k) for k in ("mode", "transform") if k in args}
+    with pytest.raises(error, match=match):
+        treeless.intersect(args["tris_a"], args["tris_b"], **extra)
