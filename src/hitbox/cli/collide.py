@@ -136,17 +136,7 @@ def run(args):
     con = common.console()
     common.say(con, common.mesh_line("A", out["a"]))
     common.say(con, common.mesh_line("B", out["b"]))
-    verdict = "[bold red]yes[/]" if collides else "[bold green]no[/]"
-    count = f", {out['n_pairs']} triangle pairs" if args.all else ""
-    common.say(con, f"collide: {verdict}{count}   ({args.node} trees, mode {mode!r})")
-    if args.all and out["n_pairs"]:
-        shown = out["pairs"][:10]
-        more = out["n_pairs"] - len(shown)
-        text = ", ".join(f"({i}, {j})" for i, j in shown)
-        common.say(
-            con,
-            f"pairs (A face, B face): {text}" + (f", ... {more} more" if more else ""),
-        )
+    _say_verdict(con, out, f"{args.node} trees")
     shown = zip(out.get("segments", []), out.get("pairs", []), out.get("depths", []),
                 strict=False)  # fmt: skip
     for (p, q), (i, j), depth in list(shown)[:3]:
@@ -221,17 +211,7 @@ def _run_treeless(args):
             f"{label.upper()}: {s['file']}  {s['faces']:,} triangles "
             f"(read in {common.duration(s['load_s'])})",
         )
-    verdict = "[bold red]yes[/]" if collides else "[bold green]no[/]"
-    count = f", {out['n_pairs']} triangle pairs" if args.all else ""
-    common.say(con, f"collide: {verdict}{count}   (no trees, mode {mode!r})")
-    if args.all and out["n_pairs"]:
-        shown = out["pairs"][:10]
-        more = out["n_pairs"] - len(shown)
-        text = ", ".join(f"({i}, {j})" for i, j in shown)
-        common.say(
-            con,
-            f"pairs (A face, B face): {text}" + (f", ... {more} more" if more else ""),
-        )
+    _say_verdict(con, out, "no trees")
     common.say(
         con,
         f"query: {common.duration(best_s)} without trees (best of {repeats} warm runs; "
@@ -249,3 +229,18 @@ def _summary(path, vertices, faces, seconds):
         "tree_depth": None,
         "load_s": seconds,
     }
+
+
+def _say_verdict(con, out, how):
+    """The verdict line, and the first colliding pairs with --all."""
+    verdict = "[bold red]yes[/]" if out["collide"] else "[bold green]no[/]"
+    count = f", {out['n_pairs']} triangle pairs" if "n_pairs" in out else ""
+    common.say(con, f"collide: {verdict}{count}   ({how}, mode {out['mode']!r})")
+    if out.get("n_pairs"):
+        shown = out["pairs"][:10]
+        more = out["n_pairs"] - len(shown)
+        text = ", ".join(f"({i}, {j})" for i, j in shown)
+        common.say(
+            con,
+            f"pairs (A face, B face): {text}" + (f", ... {more} more" if more else ""),
+        )
