@@ -198,6 +198,27 @@ def test_collide_without_compiled_trees_answers_treeless(capsys, folder, monkeyp
     assert status == 0 and "collide: yes" in text and "no trees" in text
 
 
+def test_collide_without_compiled_trees_hands_huge_coordinates_to_the_trees(
+    capsys, tmp_path, monkeypatch
+):
+    """Coordinates beyond 2**100 (where products of three overflow): the treeless
+    sweep refuses them and the trees, which rescale, answer."""
+    import trimesh
+
+    from hitbox import warmup
+
+    monkeypatch.setattr(
+        warmup, "is_cached", lambda command: command == warmup.TREELESS_COLLIDE
+    )
+    box = trimesh.creation.box()
+    box.apply_scale(2.0**110)
+    box.export(tmp_path / "huge.obj")
+    got = run_json(
+        capsys, "collide", tmp_path / "huge.obj", tmp_path / "huge.obj", "--all"
+    )
+    assert got["collide"] is True and got["node"] == "obb" and got["n_pairs"] > 0
+
+
 def test_collide_uses_the_relative_pose(capsys, folder):
     """Moving both meshes by the same pose changes nothing (away from exact touching,
     where rounding in the composed poses may decide)."""
