@@ -23,6 +23,7 @@ LAYERS = {
     "obb": 3,
     "mixed": 4,
     "triangle": 4,
+    "treeless": 4,  # two meshes without trees: the triangle test over a sweep
     "ray": 4,
     "sweep": 4,
     "bvh": 5,
