@@ -27,6 +27,7 @@ _SUBMODULES = (
     "triangle",
     "bvh",
     "mesh",
+    "treeless",
     "distance",
     "volume_distance",
     "shapes",
