@@ -44,7 +44,7 @@ COMPILE_SECONDS = {
     "points": 45,
     "raycast": 30,
     "info": 25,
-    TREELESS_COLLIDE: 8,
+    TREELESS_COLLIDE: 10,
 }
 
 _KERNELS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_kernels")
