@@ -93,6 +93,23 @@ def test_many_pairs_grow_the_output():
     np.testing.assert_array_equal(got, a.intersect(a, np.eye(4), mode="all"))
 
 
+def test_long_triangles_along_x_are_swept_along_another_axis():
+    """Slivers spanning x in [0, 10] at scattered y, z: every pair meets on x, few on y
+    or z; the sweep takes the axis with the fewest meeting pairs, and answers as every
+    pair tested."""
+    rng = np.random.default_rng(11)
+    n = 300
+    yz = rng.uniform(0, 20, (n, 1, 2)) + rng.normal(scale=0.3, size=(n, 3, 2))
+    x = np.array([0.0, 10.0, 5.0])[None, :, None] + rng.normal(scale=0.1, size=(n, 3, 1))
+    a = np.concatenate([x, yz], axis=2)
+    b = a[::-1] + rng.normal(scale=0.2, size=a.shape)
+    boxes = [np.stack([t.min(axis=1), t.max(axis=1)], axis=1) for t in (a, b)]
+    assert treeless._sweep_axis(*boxes) in (1, 2)
+    got = treeless.intersect(a, b, mode="all")
+    np.testing.assert_array_equal(got, _brute(a, b, np.eye(4)))
+    assert got.shape[1] > 0
+
+
 @pytest.mark.parametrize(
     ("kwargs", "error", "match"),
     [
