@@ -44,12 +44,10 @@ def main(argv=None):
     if args.command == "collide":
         args.treeless = collide.treeless(args, compiled.is_cached(command))
         command = compiled.TREELESS_COLLIDE if args.treeless else command
-    from hitbox.io import FileError
-
     try:
         with compiled.notice(command):
             return args.run(args)
-    except (FileError, common.Failure) as exc:
+    except (_file_error(), common.Failure) as exc:
         print(f"hitbox {args.command}: error: {exc}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
@@ -63,6 +61,14 @@ def main(argv=None):
     except OSError as exc:  # writing an output: a folder not writable, a full disk
         print(f"hitbox {args.command}: error: {exc}", file=sys.stderr)
         return 1
+
+
+def _file_error():
+    """hitbox.io's FileError, imported when an exception is matched: importing hitbox.io
+    loads numba (0.3-0.5 s), which must not come before the compile notice."""
+    from hitbox.io import FileError
+
+    return FileError
 
 
 def build_parser():
