@@ -13,7 +13,7 @@ def add(sub):
         "touch (touching counts), the colliding triangle pairs with --all, and the "
         "time of one warm query. While the trees' kernels are not compiled (before "
         "'hitbox warmup'), it answers without trees, the triangles' boxes swept along "
-        "x, and says so: the same answer, compiled in seconds, not half a minute.",
+        "one axis, and says so: the same answer, compiled in seconds, not half a minute.",
         "A pose is 6 numbers 'x y z rx ry rz' (rotations in degrees about the fixed x, "
         "then y, then z axes) or 16 numbers of a 4x4 matrix, row by row; quote it, or "
         "write --pose-b=-1,0,0,0,0,0 when it starts with a minus.",
@@ -153,8 +153,8 @@ def run(args):
 
 
 def _run_treeless(args):
-    """:func:`run` without trees: the meshes read, the triangles' boxes swept along x,
-    the exact triangle test where they meet (:func:`hitbox.treeless.intersect`)."""
+    """:func:`run` without trees: the meshes read, the triangles' boxes swept along one
+    axis, the exact triangle test where they meet (:func:`hitbox.treeless.intersect`)."""
     import numpy as np
 
     from hitbox import treeless
@@ -196,7 +196,7 @@ def _run_treeless(args):
         "inside": False,
         "time": {"first_call_s": first_s, "query_s": best_s, "repeats": repeats},
         "trees": "none: their kernels are not compiled yet ('hitbox warmup'); the "
-        "triangles' boxes swept along x answered",
+        "triangles' boxes swept along one axis answered",
     }
     if args.all:
         out["n_pairs"] = int(result.shape[1])
