@@ -1,6 +1,7 @@
 """Two triangle meshes' crossing triangle pairs without building trees: one sweep over
 the triangles' boxes along the axis where the fewest pairs of them meet, then exact
-triangle tests (SPEC §8's narrow phase without its hierarchy).
+triangle tests: their floating-point filters where they decide, the exact signs where
+they do not (SPEC §8's narrow phase without its hierarchy).
 
 For one-off questions where building two trees and compiling their walk would cost more
 than the answer: the command line's first ``hitbox collide`` on an empty kernel cache
@@ -66,15 +67,31 @@ def intersect(tris_a, tris_b, transform=None, *, mode="any"):
     a_box = np.stack([a.min(axis=1), a.max(axis=1)], axis=1)
     b_box = np.stack([moved.min(axis=1), moved.max(axis=1)], axis=1)
     axis = _sweep_axis(a_box, b_box)
-    out, n = _kernel.sweep_pairs(
+    out, n, undecided, m = _kernel.sweep_pairs(
         a, a_box, np.argsort(a_box[:, 0, axis], kind="stable"),
         moved, b_box, np.argsort(b_box[:, 0, axis], kind="stable"),
         axis, mode == "any",
     )  # fmt: skip
+    if mode == "any" and n:
+        return True
+    settled = _exact_meets(a, moved, undecided[:, :m])
     if mode == "any":
-        return bool(n > 0)
-    pairs = out[:, :n]
+        return bool(settled.shape[1])
+    pairs = np.concatenate([out[:, :n], settled], axis=1)
     return np.ascontiguousarray(pairs[:, np.lexsort((pairs[1], pairs[0]))])
+
+
+def _exact_meets(a, b, pairs):
+    """The columns of ``pairs`` whose triangles meet, by the exact test; its kernel (and
+    the exact expansions it links, several seconds to compile) loads only when some
+    pair needs it."""
+    if not pairs.shape[1]:
+        return pairs
+    from hitbox._kernels import triangle as _exact
+
+    hit = np.empty(pairs.shape[1], np.bool_)
+    _exact.overlap(a[pairs[0]], b[pairs[1]], hit)
+    return pairs[:, hit]
 
 
 def _sweep_axis(a_box, b_box):

@@ -15,14 +15,9 @@ import numpy as np
 from numba import njit, types
 
 from hitbox._kernels.apart import apart
+from hitbox._kernels.orient_filter import O2_BOUND, UNDERFLOW, orient3d_filter
 
-_EPS = 2.0**-53  # Shewchuk's epsilon: half an ulp of 1.0
-_O2_BOUND = (3.0 + 16.0 * _EPS) * _EPS  # ccwerrboundA
-_O3_BOUND = (7.0 + 56.0 * _EPS) * _EPS  # o3derrboundA
 _SPLITTER = 134217729.0  # 2**27 + 1: Dekker's split of a double into two 26-bit halves
-# A product's absolute error under gradual underflow is at most 2**-1075 (sums of floats
-# are exact there); the filters add a few of these to Shewchuk's relative bounds.
-_UNDERFLOW = 2.0**-1070
 _LIFT2 = 500  # the exact paths scale the largest coordinate to about 2**_LIFT
 _LIFT3 = 300
 # The helpers below are plain @njit, not inline="always": numba's own inlining copied
@@ -141,7 +136,7 @@ def orient2d(ax, ay, bx, by, cx, cy):
     left = ux * vy
     right = uy * vx
     det = left - right
-    bound = _O2_BOUND * (abs(left) + abs(right)) + _UNDERFLOW
+    bound = O2_BOUND * (abs(left) + abs(right)) + UNDERFLOW
     if det > bound:
         return 1
     if det < -bound:
@@ -213,26 +208,6 @@ def _orient3d_apart(ax, ay, az, bx, by, bz, cx, cy, cz, dx, dy, dz):
     """:func:`_orient3d_exact` compiled apart (:mod:`hitbox._kernels.apart`): the
     filter's rare fallback stays out of every caller's compile unit."""
     return _orient3d_exact((ax, ay, az), (bx, by, bz), (cx, cy, cz), (dx, dy, dz))
-
-
-@njit(inline="always")
-def orient3d_filter(ax, ay, az, bx, by, bz, cx, cy, cz, dx, dy, dz):
-    """(det, bound): :func:`orient3d`'s determinant in float64 and the error bound of
-    its filter (Shewchuk's, widened by the absolute error of gradual underflow): the
-    sign of det is exact where |det| > bound."""
-    ux, uy, uz = bx - ax, by - ay, bz - az
-    vx, vy, vz = cx - ax, cy - ay, cz - az
-    wx, wy, wz = dx - ax, dy - ay, dz - az
-    vywz, vzwy = vy * wz, vz * wy
-    vzwx, vxwz = vz * wx, vx * wz
-    vxwy, vywx = vx * wy, vy * wx
-    det = ux * (vywz - vzwy) + uy * (vzwx - vxwz) + uz * (vxwy - vywx)
-    permanent = (
-        (abs(vywz) + abs(vzwy)) * abs(ux)
-        + (abs(vzwx) + abs(vxwz)) * abs(uy)
-        + (abs(vxwy) + abs(vywx)) * abs(uz)
-    )
-    return det, _O3_BOUND * permanent + _UNDERFLOW * (1.0 + abs(ux) + abs(uy) + abs(uz))
 
 
 @njit(cache=True)

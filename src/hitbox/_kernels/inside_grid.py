@@ -23,9 +23,10 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit, prange
 
-from hitbox._kernels.exact_predicates import orient3d, orient3d_filter
+from hitbox._kernels.exact_predicates import orient3d
 from hitbox._kernels.inside import INSIDE, OUTSIDE, UNDECIDED, ray_winding
 from hitbox._kernels.lanes import chunk_span, lane_count
+from hitbox._kernels.orient_filter import orient3d_filter
 
 _CHUNK = 256
 #: Cell codes below 0: empty with winding number 0, empty and inside, or undecided

@@ -11,7 +11,8 @@ of the exact one (``ray_distance.refine_t``).
 import numpy as np
 from numba import njit
 
-from hitbox._kernels.exact_predicates import _UNDERFLOW, ray_edge_sign
+from hitbox._kernels.exact_predicates import ray_edge_sign
+from hitbox._kernels.orient_filter import UNDERFLOW as _UNDERFLOW
 from hitbox._kernels.ray_distance import fma, refine_t, t_compare, t_in_range
 
 _EPS = 2.0**-53

@@ -1,18 +1,22 @@
 """Two triangle sets' crossing pairs without trees: one sweep along an axis over the
-triangles' boxes, exact triangle tests where the boxes meet (closed: touching counts).
+triangles' boxes, and the triangle test's floating-point filters where the boxes meet
+(closed: touching counts); the pairs the filters cannot decide are handed back for the
+exact test (:func:`hitbox._kernels.triangle.overlap`).
 
-Little to compile beside the exact triangle test itself, so the command line's first
-``collide`` on an empty kernel cache answers with it (:mod:`hitbox.cli.collide`); the
-trees (:mod:`hitbox._kernels.collide`) answer everything else. The slow twin is
-:meth:`hitbox.mesh.TriangleMesh.intersect_brute`. The sweep and the triangle test in
-one kernel, not ``hitbox.aabb.sweep_pairs`` and then ``hitbox.triangle.overlap``: those
-two compile for 5.3 and 2.2 s from an empty cache, this for 2.7 s.
+Little to compile, so the command line's first ``collide`` on an empty kernel cache
+answers with it (:mod:`hitbox.cli.collide`); the trees (:mod:`hitbox._kernels.collide`)
+answer everything else. The slow twin is :meth:`hitbox.mesh.TriangleMesh.intersect_brute`.
+The sweep and the filters in one kernel, not ``hitbox.aabb.sweep_pairs`` and then
+``hitbox.triangle.overlap``: those two compile for 5.3 and 2.2 s from an empty cache
+(the exact expansions 5.8 s more), this for about 2 s; the exact test compiles only for
+inputs that need it (touching or coplanar triangles).
 """
 
 import numpy as np
 from numba import njit
 
-from hitbox._kernels.triangle_overlap import tri_tri_overlap_idx
+from hitbox._kernels.orient_filter import MEET, UNDECIDED, tri_tri_filtered
+from hitbox._kernels.triangle_points import load
 
 
 @njit(cache=True)
@@ -25,11 +29,14 @@ def sweep_pairs(a_tris, a_box, a_order, b_tris, b_box, b_order, axis, first_only
     first along the axis meets the other while the other starts within it, so each pair
     whose intervals on the axis meet is reached once (ties: from a's side).
     ``first_only``: stop at the first crossing pair.
-    Returns (out (2, K) intp, n): the first n columns are the pairs, unsorted.
+    Returns (out (2, K) intp, n, undecided (2, L) intp, m): the first n columns of
+    ``out`` cross, unsorted; the first m of ``undecided`` are the pairs whose boxes meet
+    and whose test needs exact signs (up to the stop, with ``first_only``).
     """
     u, v, w = axis, (axis + 1) % 3, (axis + 2) % 3
     out = np.empty((2, 64), np.intp)
-    n = 0
+    undecided = np.empty((2, 16), np.intp)
+    n = m = 0
     na, nb = len(a_order), len(b_order)
     i = j = 0
     while i < na and j < nb:
@@ -52,7 +59,16 @@ def sweep_pairs(a_tris, a_box, a_order, b_tris, b_box, b_order, axis, first_only
             ):
                 continue
             s, t = (lead, o) if a_first else (o, lead)
-            if not tri_tri_overlap_idx(a_tris, s, b_tris, t):
+            p0, p1, p2 = load(a_tris, s)
+            q0, q1, q2 = load(b_tris, t)
+            verdict = tri_tri_filtered(p0, p1, p2, q0, q1, q2)
+            if verdict == UNDECIDED:
+                if m == undecided.shape[1]:
+                    undecided = _grown(undecided, m)
+                undecided[0, m] = s
+                undecided[1, m] = t
+                m += 1
+            if verdict != MEET:
                 continue
             if n == out.shape[1]:
                 out = _grown(out, n)
@@ -60,12 +76,12 @@ def sweep_pairs(a_tris, a_box, a_order, b_tris, b_box, b_order, axis, first_only
             out[1, n] = t
             n += 1
             if first_only:
-                return out, n
+                return out, n, undecided, m
         if a_first:
             i += 1
         else:
             j += 1
-    return out, n
+    return out, n, undecided, m
 
 
 @njit

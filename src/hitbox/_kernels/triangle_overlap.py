@@ -10,8 +10,9 @@ depend on the order of the vertices or of the two triangles.
 from numba import njit, types
 
 from hitbox._kernels.apart import apart
-from hitbox._kernels.exact_predicates import _O3_BOUND, _UNDERFLOW, orient2d, orient3d
-from hitbox._kernels.triangle_points import _cross, _sub, cross_products, load, load_xf
+from hitbox._kernels.exact_predicates import orient2d, orient3d
+from hitbox._kernels.orient_filter import canonical_order, side_signs
+from hitbox._kernels.triangle_points import _cross, _sub, load, load_xf
 
 # -- projections -----------------------------------------------------------------------
 
@@ -169,43 +170,10 @@ def _seg_seg_3d(a, b, c, d):
 
 
 @njit(inline="always")
-def _filtered_sign(q, p0, nx, ny, nz, px, py, pz):
-    """Sign of (q - p0) . n by orient3d's filter, 0 when undecided."""
-    wx, wy, wz = q[0] - p0[0], q[1] - p0[1], q[2] - p0[2]
-    det = wx * nx + wy * ny + wz * nz
-    aw = abs(wx) + abs(wy) + abs(wz)
-    bound = _O3_BOUND * (px * abs(wx) + py * abs(wy) + pz * abs(wz))
-    bound += _UNDERFLOW * (1.0 + aw)
-    return 1 if det > bound else (-1 if det < -bound else 0)
-
-
-@njit(inline="always")
-def _side_signs(p0, p1, p2, q0, q1, q2):
-    """Signs of q0, q1, q2 against plane p0 p1 p2 by orient3d's filter (0: undecided,
-    not "on the plane"), and their common sign when all three are decided and agree
-    (else 0): (side, s0, s1, s2).
-
-    The plane's cross product is formed once for the three points; each sign is the same
-    triple product as :func:`orient3d` with its factors in cyclic order (w . (u x v) =
-    u . (v x w)), so Shewchuk's bound holds with the permanent taken in that order, and a
-    decided sign is orient3d's exact sign.
-    """
-    ux, uy, uz = p1[0] - p0[0], p1[1] - p0[1], p1[2] - p0[2]
-    vx, vy, vz = p2[0] - p0[0], p2[1] - p0[1], p2[2] - p0[2]
-    uyvz, uzvy, uzvx, uxvz, uxvy, uyvx = cross_products((ux, uy, uz), (vx, vy, vz))
-    nx, ny, nz = uyvz - uzvy, uzvx - uxvz, uxvy - uyvx
-    px, py, pz = abs(uyvz) + abs(uzvy), abs(uzvx) + abs(uxvz), abs(uxvy) + abs(uyvx)
-    s0 = _filtered_sign(q0, p0, nx, ny, nz, px, py, pz)
-    s1 = _filtered_sign(q1, p0, nx, ny, nz, px, py, pz)
-    s2 = _filtered_sign(q2, p0, nx, ny, nz, px, py, pz)
-    side = s0 if (s0 != 0 and s0 == s1 and s1 == s2) else 0
-    return side, s0, s1, s2
-
-
-@njit(inline="always")
 def _exact_signs(s0, s1, s2, p0, p1, p2, q0, q1, q2):
     """The exact signs of q0, q1, q2 against plane p0 p1 p2: the filter's
-    (:func:`_side_signs`) where it decided, orient3d's where it did not."""
+    (:func:`~hitbox._kernels.orient_filter.side_signs`) where it decided, orient3d's
+    where it did not."""
     return (
         s0 if s0 != 0 else orient3d(p0, p1, p2, q0),
         s1 if s1 != 0 else orient3d(p0, p1, p2, q1),
@@ -230,10 +198,10 @@ def tri_tri_overlap(p0, p1, p2, q0, q1, q2):
             return False
     # most pairs that get here are apart by a plane: settle them with one cross product
     # each; the signs it decides are exact, and only undecided ones go to orient3d
-    side, a0, a1, a2 = _side_signs(p0, p1, p2, q0, q1, q2)
+    side, a0, a1, a2 = side_signs(p0, p1, p2, q0, q1, q2)
     if side != 0:
         return False
-    side, b0, b1, b2 = _side_signs(q0, q1, q2, p0, p1, p2)
+    side, b0, b1, b2 = side_signs(q0, q1, q2, p0, p1, p2)
     if side != 0:
         return False
     sq = _exact_signs(a0, a1, a2, p0, p1, p2, q0, q1, q2)
@@ -243,19 +211,8 @@ def tri_tri_overlap(p0, p1, p2, q0, q1, q2):
     if sp[0] == sp[1] and sp[1] == sp[2] and sp[0] != 0:
         return False
     if sp[0] * sp[1] * sp[2] != 0 and sq[0] * sq[1] * sq[2] != 0:
-        # Guigue-Devillers: rotate each triangle so that its lone vertex comes first, flip
-        # the other triangle so that lone vertex is on its positive side, and compare the
-        # two intervals cut from the line of the planes with two orientations.
-        P = (p0, p1, p2)
-        Q = (q0, q1, q2)
-        i = 2 if sp[0] == sp[1] else (1 if sp[0] == sp[2] else 0)
-        j = 2 if sq[0] == sq[1] else (1 if sq[0] == sq[2] else 0)
-        a0, a1, a2 = P[i], P[(i + 1) % 3], P[(i + 2) % 3]
-        b0, b1, b2 = Q[j], Q[(j + 1) % 3], Q[(j + 2) % 3]
-        if sp[i] < 0:
-            b1, b2 = b2, b1
-        if sq[j] < 0:
-            a1, a2 = a2, a1
+        # Guigue-Devillers: compare the two intervals cut from the line of the planes
+        a0, a1, a2, b0, b1, b2 = canonical_order(p0, p1, p2, q0, q1, q2, sp, sq)
         return orient3d(a1, b0, a0, b1) <= 0 and orient3d(a0, b0, a2, b2) <= 0
     # a vertex on the other's plane: touching, coplanar or zero-area triangles
     return _ties_apart(
