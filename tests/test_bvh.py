@@ -411,6 +411,24 @@ def test_eigvecs_sym3_matches_numpy(seed):
     assert off <= 1e-9 * np.abs(a).max() + 1e-300
 
 
+def test_cubic_roots_match_the_trigonometric_form():
+    """The eigenvalues' cubic t^3 - 3t = 2x solved by Newton steps: its top and middle
+    roots within a few ulps of 2 cos(acos(x) / 3 - 2 pi k / 3), x over [0, 1] and at
+    both ends (the middle root is a double root at x = 1)."""
+    from hitbox._kernels.covariance import _cubic_roots
+
+    xs = np.concatenate([np.linspace(0.0, 1.0, 2001), [1e-300, 1.0 - 2.0**-53]])
+    angle = np.arccos(xs) / 3.0
+    top_want = 2.0 * np.cos(angle)
+    mid_want = 2.0 * np.cos(angle - 2.0 * np.pi / 3.0)
+    got = np.array([_cubic_roots(x) for x in xs])
+    np.testing.assert_allclose(got[:, 0], top_want, rtol=0, atol=4e-16)
+    # near the double root the middle one is as ill-conditioned for both forms
+    np.testing.assert_allclose(got[:, 1], mid_want, rtol=0, atol=1e-7)
+    apart = xs < 0.99  # the two lower roots at least 0.15 apart
+    np.testing.assert_allclose(got[apart, 1], mid_want[apart], rtol=0, atol=2e-14)
+
+
 # -- queries -----------------------------------------------------------------------------
 
 

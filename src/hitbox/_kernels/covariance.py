@@ -66,11 +66,31 @@ def _null_vector(b00, b01, b02, b11, b12, b22, ev, v, col):
 
 
 @njit
+def _cubic_roots(x):
+    """(top, mid): the largest and the middle root of t^3 - 3 t - 2 x for x in [0, 1]
+    (top = 2 cos(acos(x) / 3), in [sqrt 3, 2]; mid = the largest root of the quotient
+    t^2 + top t + top^2 - 3). Two Newton steps from a quartic fit of top (error below
+    2e-5): the cubic's slope there is at least 6, so each step squares the error; the
+    roots come out within half an ulp, as acos and cos give them, without their
+    cost."""
+    t = 1.7320689568870538 + x * (
+        0.3327516646355368
+        + x
+        * (-0.09171180508899741 + x * (0.03500617063684711 - x * 0.008128650894588101))
+    )
+    for _ in range(2):
+        t2 = t * t
+        t -= (t * (t2 - 3.0) - 2.0 * x) / (3.0 * (t2 - 1.0))
+    return t, 0.5 * (np.sqrt(max(12.0 - 3.0 * t * t, 0.0)) - t)
+
+
+@njit
 def eigvecs_sym3(a00, a01, a02, a11, a12, a22, v):
     """Orthonormal right-handed eigenvectors (columns of v) of a symmetric 3x3 matrix.
 
-    Non-iterative, From Eberly 2014 ("A robust eigensolver for 3x3 symmetric matrices",
-    Geometric Tools): eigenvalues in closed form (Smith 1961), the most separated one's
+    After Eberly 2014 ("A robust eigensolver for 3x3 symmetric matrices", Geometric
+    Tools): eigenvalues from the normalised characteristic cubic (Smith 1961; its roots
+    by :func:`_cubic_roots`, not trigonometry), the most separated one's
     eigenvector as the longest cross product of two rows of a - lambda I, the next within
     the plane orthogonal to it from a 2x2 null vector, the third their cross product.
     Repeated eigenvalues yield some orthonormal frame of the eigenspace; a = 0 yields I.
@@ -101,13 +121,12 @@ def eigvecs_sym3(a00, a01, a02, a11, a12, a22, v):
         + d02 * (d01 * d12 - d11 * d02)
     )
     half_det = min(max(half_det, -1.0), 1.0)
-    angle = np.arccos(half_det) / 3.0
-    beta2 = 2.0 * np.cos(angle)
-    beta0 = 2.0 * np.cos(angle + 2.0 * np.pi / 3.0)
-    beta1 = -(beta0 + beta2)
-    # the eigenvalue farthest from the other two first
-    ev_first = q + p * (beta2 if half_det >= 0.0 else beta0)
-    ev_mid = q + p * beta1
+    # the roots of t^3 - 3 t = 2 half_det are the eigenvalues of d; the one farthest
+    # from the other two first, then the middle one
+    top, mid = _cubic_roots(abs(half_det))
+    sign = 1.0 if half_det >= 0.0 else -1.0
+    ev_first = q + p * (sign * top)
+    ev_mid = q + p * (sign * mid)
     if not _null_vector(b00, b01, b02, b11, b12, b22, ev_first, v, 0):
         return
     # orthonormal basis (u, w) of the plane orthogonal to v[:, 0]
