@@ -373,8 +373,9 @@ def test_parallel_many_poses_answer_every_pose_once(small, n_poses, first_only):
     placements = poses(n_poses, 11, reach=2.5)
     rots, transes, _ = v.as_transforms(placements)
     expected = np.full(n_poses, -7, np.intp)
+    faces = (mesh.bvh.prim_order, mesh.bvh.prim_order)
     serial = _collide_many.collide_many_serial(
-        *mesh._args, *mesh._args, rots, transes, first_only, expected
+        *mesh._args, *mesh._args, rots, transes, first_only, expected, *faces
     )
     assert (expected >= 0).all()
     threads = numba.get_num_threads()
@@ -385,8 +386,9 @@ def test_parallel_many_poses_answer_every_pose_once(small, n_poses, first_only):
             numba.set_num_threads(n_threads)
             counts = np.full(n_poses, -7, np.intp)
             flat = _collide_many.collide_many(
-                *mesh._args, *mesh._args, rots, transes, first_only, counts, n_threads
-            )
+                *mesh._args, *mesh._args, rots, transes, first_only, counts, *faces,
+                n_threads,
+            )  # fmt: skip
             np.testing.assert_array_equal(counts, expected)
             if not first_only:
                 np.testing.assert_array_equal(flat, serial)
@@ -394,6 +396,14 @@ def test_parallel_many_poses_answer_every_pose_once(small, n_poses, first_only):
         numba.set_num_threads(threads)
     if n_poses >= 64:
         assert 0 < (expected > 0).sum() < n_poses  # both outcomes among the poses
+    if not first_only:  # faces, each pose's sorted: the single-pose answers stacked
+        singles = [mesh.intersect(mesh, T, mode="all") for T in placements]
+        want = np.concatenate(
+            [np.vstack([np.full(s.shape[1], k), s]) for k, s in enumerate(singles)]
+            or [np.empty((3, 0), np.intp)],
+            axis=1,
+        )
+        np.testing.assert_array_equal(serial, want)
 
 
 def test_contacts_lie_on_both_triangles(small):

@@ -19,12 +19,15 @@ from hitbox._kernels.triangle_points import load, load_xf
 def _many_serial(
     a_bv0, a_bv1, a_bv2, a_first, a_count, a_tris, a_sbox, a_depth, a_mag,
     b_bv0, b_bv1, b_bv2, b_first, b_count, b_tris, b_sbox, b_depth, b_mag,
-    rots, transes, first_only, counts, flat, total, first_pose,
+    rots, transes, first_only, counts, a_faces, b_faces, flat, total, first_pose,
 ):  # fmt: skip
-    """:func:`collide_many` on one thread, in one pass: each pose's pairs are appended to
-    ``flat`` (3, capacity) after its first ``total`` columns, grown as needed, numbered
-    from ``first_pose``; returns (flat, total). No pose is walked twice, which wins below
-    a few dozen poses or when the machine's cores are busy.
+    """:func:`collide_many` on one thread, in one pass: each pose's pairs, as faces
+    (``a_faces``, ``b_faces``: each tree's face of each slot) sorted by A's face then
+    B's, are appended to ``flat`` (3, capacity) after its first ``total`` columns, grown
+    as needed, numbered from ``first_pose``; returns (flat, total). No pose is walked
+    twice, which wins below a few dozen poses or when the machine's cores are busy.
+    Sorted here, by the thread that walked the pose, not once over all poses after the
+    parallel loop, where it ran on one thread.
 
     With ``first_only``, poses are walked in order with a witness (Lin & Canny's temporal
     coherence): the last pose's crossing triangle pair is tested first, and when it still
@@ -47,6 +50,8 @@ def _many_serial(
     rots, transes = borrowed(rots), borrowed(transes)
     stack = np.empty((stack_rows(a_depth, b_depth), 2), np.intp)
     out = np.empty((2, 16), np.intp)
+    keys = np.empty(16, np.int64)
+    n_b = len(b_faces)  # a pair's key: face_a * n_b + face_b, below 2**63
     witness_a = -1
     witness_b = -1
     for p in range(n_poses):
@@ -73,10 +78,16 @@ def _many_serial(
             grown = np.empty((3, 2 * (total + n)), np.intp)
             grown[:, :total] = flat[:, :total]
             flat = grown
+        if n > len(keys):
+            keys = np.empty(2 * n, np.int64)
         for q in range(n):
+            keys[q] = a_faces[out[0, q]] * n_b + b_faces[out[1, q]]
+        keys[:n].sort()
+        for q in range(n):
+            face_a = keys[q] // n_b
             flat[0, total + q] = first_pose + p
-            flat[1, total + q] = out[0, q]
-            flat[2, total + q] = out[1, q]
+            flat[1, total + q] = face_a
+            flat[2, total + q] = keys[q] - face_a * n_b
         total += n
     return flat, total
 
@@ -85,7 +96,7 @@ def _many_serial(
 def collide_many_serial(
     a_bv0, a_bv1, a_bv2, a_first, a_count, a_tris, a_sbox, a_depth, a_mag,
     b_bv0, b_bv1, b_bv2, b_first, b_count, b_tris, b_sbox, b_depth, b_mag,
-    rots, transes, first_only, counts,
+    rots, transes, first_only, counts, a_faces, b_faces,
 ):  # fmt: skip
     """:func:`collide_many` on one thread (see :func:`_many_serial`)."""
     flat = np.empty((3, 64), np.intp)
@@ -93,13 +104,13 @@ def collide_many_serial(
         _many_serial(
             a_bv0, a_bv1, a_bv2, a_first, a_count, a_tris, a_sbox, a_depth, a_mag,
             b_bv0, b_bv1, b_bv2, b_first, b_count, b_tris, b_sbox, b_depth, b_mag,
-            rots, transes, True, counts, flat, 0, 0,
+            rots, transes, True, counts, a_faces, b_faces, flat, 0, 0,
         )  # fmt: skip
         return flat[:, :0]
     flat, total = _many_serial(
         a_bv0, a_bv1, a_bv2, a_first, a_count, a_tris, a_sbox, a_depth, a_mag,
         b_bv0, b_bv1, b_bv2, b_first, b_count, b_tris, b_sbox, b_depth, b_mag,
-        rots, transes, False, counts, flat, 0, 0,
+        rots, transes, False, counts, a_faces, b_faces, flat, 0, 0,
     )  # fmt: skip
     return flat[:, :total]
 
@@ -108,15 +119,16 @@ def collide_many_serial(
 def collide_many(
     a_bv0, a_bv1, a_bv2, a_first, a_count, a_tris, a_sbox, a_depth, a_mag,
     b_bv0, b_bv1, b_bv2, b_first, b_count, b_tris, b_sbox, b_depth, b_mag,
-    rots, transes, first_only, counts, threads,
+    rots, transes, first_only, counts, a_faces, b_faces, threads,
 ):  # fmt: skip
     """K poses of B at once, in parallel over poses (``threads``: numba's thread count,
     from the caller, as reading it here would keep the kernel out of the cache).
 
     ``counts[k]`` gets pose k's number of colliding pairs (at most 1 with ``first_only``).
-    Without ``first_only`` returns every pair as (3, n): pose, slot in A, slot in B,
-    sorted by pose: each thread walks its poses once into a buffer of its own
-    (:func:`_lane_pairs`), merged once at the end.
+    Without ``first_only`` returns every pair as (3, n): pose, face in A, face in B
+    (``a_faces``, ``b_faces``: each tree's face of each slot), sorted by all three:
+    each thread walks its poses once into a buffer of its own (:func:`_lane_pairs`),
+    merged once at the end.
     """
     # the node tables stay as plain arrays here: parfors cannot carry a namedtuple into
     # its loop bodies, so the functions called in them rebuild the tables
@@ -137,7 +149,7 @@ def collide_many(
                 collide_many_serial(
                     a_bv0, a_bv1, a_bv2, a_first, a_count, a_tris, a_sbox, a_depth, a_mag,
                     b_bv0, b_bv1, b_bv2, b_first, b_count, b_tris, b_sbox, b_depth, b_mag,
-                    rots[lo:hi], transes[lo:hi], True, counts[lo:hi],
+                    rots[lo:hi], transes[lo:hi], True, counts[lo:hi], a_faces, b_faces,
                 )  # fmt: skip
         return np.empty((3, 0), np.intp)
     # every pair: each lane walks its dealt chunks once, into a buffer of its own, and the
@@ -153,7 +165,7 @@ def collide_many(
         parts[lane] = _lane_pairs(
             a_bv0, a_bv1, a_bv2, a_first, a_count, a_tris, a_sbox, a_depth, a_mag,
             b_bv0, b_bv1, b_bv2, b_first, b_count, b_tris, b_sbox, b_depth, b_mag,
-            rots, transes, counts, lane, lanes, n_chunks,
+            rots, transes, counts, a_faces, b_faces, lane, lanes, n_chunks,
         )  # fmt: skip
     return _merge_lanes(parts, counts, lanes, n_chunks)
 
@@ -162,7 +174,7 @@ def collide_many(
 def _lane_pairs(
     a_bv0, a_bv1, a_bv2, a_first, a_count, a_tris, a_sbox, a_depth, a_mag,
     b_bv0, b_bv1, b_bv2, b_first, b_count, b_tris, b_sbox, b_depth, b_mag,
-    rots, transes, counts, lane, lanes, n_chunks,
+    rots, transes, counts, a_faces, b_faces, lane, lanes, n_chunks,
 ):  # fmt: skip
     """Every pair of the chunks dealt to ``lane`` (chunk c covers poses
     [c·K/n_chunks, (c+1)·K/n_chunks)), as (3, n) rows in chunk order, pose numbers
@@ -176,7 +188,8 @@ def _lane_pairs(
         buf, total = _many_serial(
             a_bv0, a_bv1, a_bv2, a_first, a_count, a_tris, a_sbox, a_depth, a_mag,
             b_bv0, b_bv1, b_bv2, b_first, b_count, b_tris, b_sbox, b_depth, b_mag,
-            rots[lo:hi], transes[lo:hi], False, counts[lo:hi], buf, total, lo,
+            rots[lo:hi], transes[lo:hi], False, counts[lo:hi], a_faces, b_faces, buf,
+            total, lo,
         )  # fmt: skip
     return buf[:, :total]
 
