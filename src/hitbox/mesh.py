@@ -11,6 +11,7 @@ from hitbox import _containment
 from hitbox import _validate as v
 from hitbox._bvh_check import check_points
 from hitbox._kernels import collide as _collide
+from hitbox._kernels import collide_many as _many
 from hitbox._mesh_collide import MODES, Contacts, ManyContacts, MeshCollisions
 from hitbox._mesh_probe import ClosestPoints, MeshProbes, MeshRayHits
 from hitbox.bvh import BVH, npz_path, read_file, write_file
@@ -227,8 +228,10 @@ class TriangleMesh(MeshCollisions, MeshProbes):
         return self, other
 
     def _faces(self, other, slots):
-        faces = np.stack([self.bvh.prim_order[slots[0]], other.bvh.prim_order[slots[1]]])
-        return np.ascontiguousarray(faces[:, np.lexsort((faces[1], faces[0]))])
+        """Slot pairs of this tree and other's as face pairs, sorted."""
+        return _many.face_pairs(
+            np.ascontiguousarray(slots), self.bvh.prim_order, other.bvh.prim_order
+        )
 
 
 def _restore(vertices, faces, bvh, closed):

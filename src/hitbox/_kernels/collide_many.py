@@ -13,6 +13,32 @@ from hitbox._kernels.triangle_overlap import tri_tri_overlap
 from hitbox._kernels.triangle_points import load, load_xf
 
 
+@njit
+def _sorted_keys(slots, n, a_faces, b_faces, keys):
+    """``keys[:n]``: the first n slot pairs (2, >= n) as faces, each the code
+    ``face_a * len(b_faces) + face_b`` (below 2**63 for any two meshes that fit in
+    memory), ascending: by A's face, then B's."""
+    n_b = len(b_faces)
+    for q in range(n):
+        keys[q] = a_faces[slots[0, q]] * n_b + b_faces[slots[1, q]]
+    keys[:n].sort()
+
+
+@njit(cache=True, nogil=True)
+def face_pairs(slots, a_faces, b_faces):
+    """Slot pairs (2, n) of two trees as face pairs (2, n), sorted by A's face, then
+    B's (``a_faces``, ``b_faces``: each tree's face of each slot)."""
+    n = slots.shape[1]
+    keys = np.empty(n, np.int64)
+    _sorted_keys(slots, n, a_faces, b_faces, keys)
+    n_b = len(b_faces)
+    out = np.empty((2, n), np.intp)
+    for q in range(n):
+        out[0, q] = keys[q] // n_b
+        out[1, q] = keys[q] - out[0, q] * n_b
+    return out
+
+
 # inline="always": each caller passes first_only as a constant, so the two modes compile
 # apart (about 5 % per pose in the any mode)
 @njit(inline="always")
@@ -51,7 +77,7 @@ def _many_serial(
     stack = np.empty((stack_rows(a_depth, b_depth), 2), np.intp)
     out = np.empty((2, 16), np.intp)
     keys = np.empty(16, np.int64)
-    n_b = len(b_faces)  # a pair's key: face_a * n_b + face_b, below 2**63
+    n_b = len(b_faces)
     witness_a = -1
     witness_b = -1
     for p in range(n_poses):
@@ -80,9 +106,7 @@ def _many_serial(
             flat = grown
         if n > len(keys):
             keys = np.empty(2 * n, np.int64)
-        for q in range(n):
-            keys[q] = a_faces[out[0, q]] * n_b + b_faces[out[1, q]]
-        keys[:n].sort()
+        _sorted_keys(out, n, a_faces, b_faces, keys)
         for q in range(n):
             face_a = keys[q] // n_b
             flat[0, total + q] = first_pose + p
