@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 from hitbox._kernels.bvh_build import _spread_bits
-from hitbox._kernels.point_order import _BITS, spatial_order
+from hitbox._kernels.point_order import _BITS, spatial_order, spatial_order_parallel
 
 finite = st.floats(-1e6, 1e6, allow_nan=False)
 
@@ -44,3 +44,15 @@ def test_points_a_denormal_apart_fall_in_defined_cells():
 def test_equal_points_and_one_point():
     assert spatial_order(np.ones((5, 3))).tolist() == [0, 1, 2, 3, 4]
     assert spatial_order(np.zeros((1, 3))).tolist() == [0]
+
+
+@given(arrays(np.float64, st.tuples(st.integers(0, 300), st.just(3)), elements=finite))
+def test_parallel_order_is_the_serial_one(points):
+    np.testing.assert_array_equal(spatial_order_parallel(points), spatial_order(points))
+
+
+def test_parallel_order_on_many_points_with_ties_and_a_flat_axis():
+    rng = np.random.default_rng(4)
+    points = np.round(rng.normal(size=(50_000, 3)), 1)
+    points[:, 2] = 7.0  # every point in one plane: that axis's cells all 0
+    np.testing.assert_array_equal(spatial_order_parallel(points), spatial_order(points))

@@ -75,6 +75,23 @@ def test_pow2_factor_leaves_ordinary_scales_alone():
     assert v.pow2_factor(np.array([2.0**-700])) == 2.0**699
 
 
+@pytest.mark.parametrize("seed", range(40))
+def test_pow2_factor_reads_the_largest_finite_magnitude(seed):
+    """Against the largest finite |x| taken plainly: NaN and infinities (anywhere,
+    at either sign) are skipped, whichever array holds them and in whatever order."""
+    rng = np.random.default_rng(seed)
+    arrays = []
+    for _ in range(rng.integers(1, 4)):
+        a = rng.normal(size=rng.integers(0, 6)) * 2.0 ** float(rng.choice([-900, 0, 700]))
+        for bad in rng.choice([np.nan, np.inf, -np.inf], size=rng.integers(0, 3)):
+            if a.size:
+                a[rng.integers(0, a.size)] = bad
+        arrays.append(a)
+    values = np.abs(np.concatenate(arrays))
+    big = float(values[np.isfinite(values)].max(initial=0.0))
+    assert v.pow2_factor(*arrays) == v.pow2_for(big)
+
+
 @pytest.mark.parametrize("node", ["obb", "sphere", "aabb", "kdop18"])
 def test_mesh_pairs_are_scale_invariant(node):
     verts, faces = torus_mesh(120, 1.0, 0.3)

@@ -90,11 +90,15 @@ def closest_point(mesh, points):
     )
     # in spatial order, each walk starts from its neighbour's answer, and the nodes
     # it visits are still in cache
-    order = _order.spatial_order(pts) if n >= _closest.SORT_MIN else np.arange(n)
+    threads = numba.get_num_threads()
+    parallel = n >= _closest.PARALLEL_MIN and threads > 1
+    if n < _closest.SORT_MIN:
+        order = np.arange(n)
+    else:
+        order = (_order.spatial_order_parallel if parallel else _order.spatial_order)(pts)
     walk = (tree.node_box, tree.node_first, tree.node_count, mesh._slot_tris)
     walk += (mesh._args[-3], tree.prim_order, tree.depth, pts, order, q, d, slot, w)
-    threads = numba.get_num_threads()
-    if n >= _closest.PARALLEL_MIN and threads > 1:
+    if parallel:
         _closest.closest_parallel(*walk, threads)
     else:
         _closest.closest(*walk)

@@ -522,10 +522,16 @@ def pow2_factor(*arrays, safe_exp=None):
         safe_exp = SAFE_EXP
     big = 0.0
     for arr in arrays:
-        a = np.abs(np.asarray(arr, dtype=float))
-        a = a[np.isfinite(a)]
-        if a.size:
-            big = max(big, float(a.max()))
+        a = np.asarray(arr, dtype=float)
+        if not a.size:
+            continue
+        # two passes without temporaries when every value is finite (the usual case:
+        # most callers checked), the finite values picked out only when not
+        top = max(abs(float(a.max())), abs(float(a.min())))
+        if not math.isfinite(top):
+            finite = np.abs(a[np.isfinite(a)])
+            top = float(finite.max()) if finite.size else 0.0
+        big = max(big, top)
     return pow2_for(big, safe_exp)
 
 
