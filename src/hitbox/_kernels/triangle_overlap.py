@@ -11,7 +11,7 @@ from numba import njit, types
 
 from hitbox._kernels.apart import apart
 from hitbox._kernels.exact_predicates import orient2d, orient3d
-from hitbox._kernels.orient_filter import canonical_order, side_signs
+from hitbox._kernels.orient_filter import apart_by_box_or_plane, canonical_order
 from hitbox._kernels.triangle_points import _cross, _sub, load, load_xf
 
 # -- projections -----------------------------------------------------------------------
@@ -191,18 +191,11 @@ def tri_tri_overlap(p0, p1, p2, q0, q1, q2):
     edges), coplanar pair and zero-area triangle goes through the edge characterisation
     instead: two closed triangles meet iff an edge of one meets the other.
     """
-    for k in range(3):  # boxes apart: exact, cheap, and the common case
-        if max(p0[k], p1[k], p2[k]) < min(q0[k], q1[k], q2[k]):
-            return False
-        if max(q0[k], q1[k], q2[k]) < min(p0[k], p1[k], p2[k]):
-            return False
-    # most pairs that get here are apart by a plane: settle them with one cross product
-    # each; the signs it decides are exact, and only undecided ones go to orient3d
-    side, a0, a1, a2 = side_signs(p0, p1, p2, q0, q1, q2)
-    if side != 0:
-        return False
-    side, b0, b1, b2 = side_signs(q0, q1, q2, p0, p1, p2)
-    if side != 0:
+    # boxes apart, or a plane with every vertex of the other strictly on one side:
+    # exact, cheap, and the common case; only the signs the filter left undecided go
+    # to orient3d
+    apart, a0, a1, a2, b0, b1, b2 = apart_by_box_or_plane(p0, p1, p2, q0, q1, q2)
+    if apart:
         return False
     sq = _exact_signs(a0, a1, a2, p0, p1, p2, q0, q1, q2)
     if sq[0] == sq[1] and sq[1] == sq[2] and sq[0] != 0:
