@@ -1,6 +1,8 @@
 """Many poses of one mesh pair in one call (``TriangleMesh.intersect_many``): the
 serial loop with its witness, and the parallel kernel that deals chunks of poses to one
-lane per thread; the walk itself is :mod:`hitbox._kernels.collide`'s."""
+lane per thread; the walk itself is :mod:`hitbox._kernels.collide`'s. Also the slot
+pairs of a walk as sorted face pairs (:func:`face_pairs`), which one pose's ``all``
+answer takes too."""
 
 import numpy as np
 from numba import njit, prange

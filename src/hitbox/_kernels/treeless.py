@@ -8,7 +8,7 @@ answers with it (:mod:`hitbox.cli.collide`); the trees (:mod:`hitbox._kernels.co
 answer everything else. The slow twin is :meth:`hitbox.mesh.TriangleMesh.intersect_brute`.
 The sweep and the filters in one kernel, not ``hitbox.aabb.sweep_pairs`` and then
 ``hitbox.triangle.overlap``: those two compile for 5.3 and 2.2 s from an empty cache
-(the exact expansions 5.8 s more), this for about 2 s; the exact test compiles only for
+(the exact expansions 5.8 s more), this for about 3 s; the exact test compiles only for
 inputs that need it (touching or coplanar triangles).
 """
 
