@@ -230,6 +230,34 @@ def test_oriented_sah_cuts_across_a_patch_lying_askew():
         assert (sorted(halves, key=min) == rod_sets) == parted, method
 
 
+def test_oriented_sah_small_nodes_keep_their_ancestors_frame():
+    """Below bvh_sah.REFRAME_MIN primitives a node splits in the frame of its nearest
+    ancestor that took one: a build over fewer primitives is the world-axis SAH build
+    of the points turned into the root's principal frame, node for node."""
+    from hitbox._kernels import bvh_sah
+
+    pts = soup(5, 700, spread=20.0)
+    assert len(pts) < bvh_sah.REFRAME_MIN
+    frame = np.empty((3, 3))
+    bvh_sah._node_frame(pts, 0, len(pts), frame)
+    # each coordinate as framed_bounds forms it: x f0c + y f1c + z f2c, left to right
+    x, y, z = pts[..., 0:1], pts[..., 1:2], pts[..., 2:3]
+    turned = x * frame[0] + y * frame[1] + z * frame[2]
+    oriented = BVH.build(pts, node="obb", method="oriented_sah")
+    world = BVH.build(turned, node="obb", method="sah")
+    for name in ("prim_order", "node_first", "node_count"):
+        np.testing.assert_array_equal(getattr(oriented, name), getattr(world, name))
+    # a larger build re-frames its large nodes: not the turned world-axis build
+    many = soup(5, 3 * bvh_sah.REFRAME_MIN, spread=20.0)
+    bvh_sah._node_frame(many, 0, len(many), frame)
+    x, y, z = many[..., 0:1], many[..., 1:2], many[..., 2:3]
+    turned = x * frame[0] + y * frame[1] + z * frame[2]
+    a = BVH.build(many, node="obb", method="oriented_sah")
+    b = BVH.build(turned, node="obb", method="sah")
+    a.validate(many)
+    assert not np.array_equal(a.prim_order, b.prim_order)
+
+
 @pytest.mark.parametrize("method", METHODS)
 def test_point_groups_without_points(method):
     """K = 0: legal, bounds nothing; every method splits by count without reading a

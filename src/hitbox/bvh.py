@@ -126,8 +126,9 @@ class BVH:
         method : {"sah", "oriented_sah", "median", "bottom_up"}, optional
             ``"sah"``: binned surface-area heuristic (Wald 2007), top-down, on the world
             axes. ``"oriented_sah"``: the same on each node's own principal axes (its
-            points' covariance axes, as an OBB is fitted), for OBB trees: cuts across a
-            curved patch's own axes give compact children. By default
+            points' covariance axes, as an OBB is fitted; nodes of fewer than 1,024
+            primitives keep their nearest such ancestor's), for OBB trees: cuts
+            across a curved patch's own axes give compact children. By default
             :data:`DEFAULT_METHOD` of the node kind. ``"median"``:
             the seed's rule (SPEC §8): cut the node box's longest axis at its middle,
             assign by centre; else the second-longest axis; else an object-median split.

@@ -26,6 +26,12 @@ from hitbox._kernels.covariance import eigvecs_sym3, moment_sums
 #: few levels split on one thread, then about four subtrees at once
 #: (benchmarks/README.md).
 TASK_MIN = 512
+#: Oriented builds take a node's own principal axes only from this many primitives up
+#: (and at the root); a smaller node splits in the frame its nearest such ancestor took,
+#: the boxes and centres already there. Trees came out tighter as well as faster
+#: than re-framing every node: a small node's covariance axes steer its cut poorly
+#: (benchmarks/README.md).
+REFRAME_MIN = 1024
 
 
 @njit
@@ -112,12 +118,14 @@ def _sah_best(cb, n_bins, cnt, bin_count, bin_box, right_area):
 
 
 @njit
-def _swap_framed(order, centres, pts, i, j):
-    """:func:`_swap` for oriented builds: order, centres and points, not the boxes, which
-    each child takes again in its own frame."""
+def _swap_framed(order, boxes, centres, pts, i, j):
+    """:func:`_swap` for oriented builds: the points as well (children of at least
+    REFRAME_MIN primitives take their boxes and centres again from them)."""
     order[i], order[j] = order[j], order[i]
     for k in range(3):
         centres[i, k], centres[j, k] = centres[j, k], centres[i, k]
+        for e in range(2):
+            boxes[i, e, k], boxes[j, e, k] = boxes[j, e, k], boxes[i, e, k]
     for q in range(pts.shape[1]):
         for k in range(3):
             pts[i, q, k], pts[j, q, k] = pts[j, q, k], pts[i, q, k]
@@ -158,7 +166,8 @@ def _sah_split(
     nodes into node_first/node_count from id ``n_nodes`` on. A splittable node of at
     most ``task_min`` primitives (0: none) is not split but appended to ``tasks`` (rows:
     node, lo, hi, depth). ``box``/``cen`` (and ``pts``, ``order``) are permuted in place;
-    with ``oriented`` they are recomputed per node in its frame from ``pts``.
+    with ``oriented`` they are recomputed in a node's frame from ``pts`` (nodes of at
+    least REFRAME_MIN primitives, and the build's root).
     Returns (n_nodes, depth, n_tasks)."""
     return _sah_loop(
         box, cen, pts, order, oriented, leaf_size, max_depth, n_bins, root, lo0, hi0, d0,
@@ -198,7 +207,7 @@ def _sah_loop(
             tasks[n_tasks, 2], tasks[n_tasks, 3] = hi, d
             n_tasks += 1
             continue
-        if oriented:
+        if oriented and (cnt >= REFRAME_MIN or cnt == len(cen)):
             _node_frame(pts, lo, hi, frame)
             framed_bounds(pts, lo, hi, frame, box, cen)
         l0 = l1 = l2 = np.inf
@@ -225,7 +234,7 @@ def _sah_loop(
                     i += 1
                 else:
                     if oriented:
-                        _swap_framed(order, cen, pts, i, j)
+                        _swap_framed(order, box, cen, pts, i, j)
                     else:
                         _swap(order, box, cen, i, j)
                     j -= 1
@@ -330,7 +339,8 @@ def build_sah(boxes, centres, leaf_size, max_depth, n_bins, threads):
 def build_sah_oriented(points, leaf_size, max_depth, n_bins, threads):
     """Top-down binned SAH build in each node's own principal frame: the node's points'
     covariance axes (as an OBB fit takes them) replace the world axes, and the
-    primitives' boxes and centres are taken in that frame before binning.
+    primitives' boxes and centres are taken in that frame before binning. Nodes under
+    REFRAME_MIN primitives keep the frame of their nearest ancestor that took one.
 
     For OBB trees: cuts across a curved patch's own axes give compact children, where
     world-axis cuts slice a patch lying askew to the axes into children whose OBBs
