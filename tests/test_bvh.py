@@ -231,31 +231,37 @@ def test_oriented_sah_cuts_across_a_patch_lying_askew():
 
 
 def test_oriented_sah_small_nodes_keep_their_ancestors_frame():
-    """Below bvh_sah.REFRAME_MIN primitives a node splits in the frame of its nearest
-    ancestor that took one: a build over fewer primitives is the world-axis SAH build
-    of the points turned into the root's principal frame, node for node."""
-    from hitbox._kernels import bvh_sah
+    """A node under ``reframe`` primitives splits in the frame of its nearest ancestor
+    that took one: with only the root framed, the oriented build is the world-axis SAH
+    build of the points turned into the root's principal frame, node for node; framing
+    more nodes changes the tree. BVH.build frames by bvh_sah.reframe_size."""
+    from hitbox._kernels import bvh_build, bvh_sah
+    from hitbox.bvh import LEAF_SIZE, MAX_DEPTH, SAH_BINS
 
-    pts = soup(5, 700, spread=20.0)
-    assert len(pts) < bvh_sah.REFRAME_MIN
+    pts = soup(5, 3_000, spread=20.0)
+    n = len(pts)
     frame = np.empty((3, 3))
-    bvh_sah._node_frame(pts, 0, len(pts), frame)
+    bvh_sah._node_frame(pts, 0, n, frame)
     # each coordinate as framed_bounds forms it: x f0c + y f1c + z f2c, left to right
     x, y, z = pts[..., 0:1], pts[..., 1:2], pts[..., 2:3]
-    turned = x * frame[0] + y * frame[1] + z * frame[2]
-    oriented = BVH.build(pts, node="obb", method="oriented_sah")
-    world = BVH.build(turned, node="obb", method="sah")
-    for name in ("prim_order", "node_first", "node_count"):
-        np.testing.assert_array_equal(getattr(oriented, name), getattr(world, name))
-    # a larger build re-frames its large nodes: not the turned world-axis build
-    many = soup(5, 3 * bvh_sah.REFRAME_MIN, spread=20.0)
-    bvh_sah._node_frame(many, 0, len(many), frame)
-    x, y, z = many[..., 0:1], many[..., 1:2], many[..., 2:3]
-    turned = x * frame[0] + y * frame[1] + z * frame[2]
-    a = BVH.build(many, node="obb", method="oriented_sah")
-    b = BVH.build(turned, node="obb", method="sah")
-    a.validate(many)
-    assert not np.array_equal(a.prim_order, b.prim_order)
+    turned = np.ascontiguousarray(x * frame[0] + y * frame[1] + z * frame[2])
+    boxes, centres = np.empty((n, 2, 3)), np.empty((n, 3))
+    bvh_build.primitive_bounds(turned, boxes, centres)
+    world = bvh_sah.build_sah(boxes, centres, LEAF_SIZE, MAX_DEPTH, SAH_BINS, 2)
+
+    def oriented(reframe):
+        return bvh_sah.build_sah_oriented(
+            pts.copy(), LEAF_SIZE, MAX_DEPTH, SAH_BINS, 2, reframe
+        )
+
+    root_only = oriented(n + 1)
+    for got, want in zip(root_only[:3], world[:3], strict=True):
+        np.testing.assert_array_equal(got, want)
+    for reframe in (0, 64):  # every node, or those of 64 primitives up
+        assert not np.array_equal(oriented(reframe)[2], world[2])
+    tree = BVH.build(pts, node="obb")
+    np.testing.assert_array_equal(tree.prim_order, oriented(bvh_sah.reframe_size(n))[2])
+    tree.validate(pts)
 
 
 @pytest.mark.parametrize("method", METHODS)
@@ -886,8 +892,9 @@ def test_stitched_subtrees_split_like_one_serial_walk():
 
     pts = soup(3, 9_000, spread=30.0)
     permuted = pts.copy()
+    reframe = bvh_sah.reframe_size(len(pts))
     first, count, order, depth, tasks = bvh_sah.build_sah_oriented(
-        permuted, LEAF_SIZE, MAX_DEPTH, SAH_BINS, 2
+        permuted, LEAF_SIZE, MAX_DEPTH, SAH_BINS, 2, reframe
     )
     np.testing.assert_array_equal(permuted, pts[order])  # in slot order, in place
     assert len(tasks) > 1
@@ -896,7 +903,7 @@ def test_stitched_subtrees_split_like_one_serial_walk():
     s_count = np.empty(2 * n - 1, np.intp)
     s_order = np.arange(n)
     n_nodes, s_depth, n_tasks = bvh_sah._sah_split(
-        np.empty((n, 2, 3)), np.empty((n, 3)), pts.copy(), s_order, True, LEAF_SIZE,
+        np.empty((n, 2, 3)), np.empty((n, 3)), pts.copy(), s_order, reframe, LEAF_SIZE,
         MAX_DEPTH, SAH_BINS, 0, 0, n, 0, s_first, s_count, 1, 0, np.empty((0, 4), np.intp),
     )  # fmt: skip
     assert n_tasks == 0 and n_nodes == len(first) and s_depth == depth

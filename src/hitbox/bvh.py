@@ -126,8 +126,9 @@ class BVH:
         method : {"sah", "oriented_sah", "median", "bottom_up"}, optional
             ``"sah"``: binned surface-area heuristic (Wald 2007), top-down, on the world
             axes. ``"oriented_sah"``: the same on each node's own principal axes (its
-            points' covariance axes, as an OBB is fitted; nodes of fewer than 1,024
-            primitives keep their nearest such ancestor's), for OBB trees: cuts
+            points' covariance axes, as an OBB is fitted; below
+            ``bvh_sah.reframe_size`` primitives a node keeps its nearest such
+            ancestor's), for OBB trees: cuts
             across a curved patch's own axes give compact children. By default
             :data:`DEFAULT_METHOD` of the node kind. ``"median"``:
             the seed's rule (SPEC §8): cut the node box's longest axis at its middle,
@@ -167,8 +168,9 @@ class BVH:
             else:
                 slot_pts = np.array(pts)  # a copy, permuted into slot order in place
                 topo = _sah.build_sah_oriented(
-                    slot_pts, leaf_size, max_depth, SAH_BINS, threads
-                )
+                    slot_pts, leaf_size, max_depth, SAH_BINS, threads,
+                    _sah.reframe_size(n),
+                )  # fmt: skip
             node_first, node_count, order, depth, tasks = topo
             return _fitted(
                 pts, node_first, node_count, order, int(depth), node, tasks, slot_pts

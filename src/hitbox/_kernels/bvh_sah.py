@@ -26,12 +26,11 @@ from hitbox._kernels.covariance import eigvecs_sym3, moment_sums
 #: few levels split on one thread, then about four subtrees at once
 #: (benchmarks/README.md).
 TASK_MIN = 512
-#: Oriented builds take a node's own principal axes only from this many primitives up
-#: (and at the root); a smaller node splits in the frame its nearest such ancestor took,
-#: the boxes and centres already there. Trees came out tighter as well as faster
-#: than re-framing every node: a small node's covariance axes steer its cut poorly
-#: (benchmarks/README.md).
-REFRAME_MIN = 1024
+#: Oriented builds over N primitives take a node's own principal axes at nodes of at
+#: least N // REFRAME_DIV primitives (about the top five levels; :func:`reframe_size`);
+#: a smaller node splits in its nearest such ancestor's frame. Trees came out tighter,
+#: and builds faster, than re-framing every node (benchmarks/README.md).
+REFRAME_DIV = 32
 
 
 @njit
@@ -119,8 +118,8 @@ def _sah_best(cb, n_bins, cnt, bin_count, bin_box, right_area):
 
 @njit
 def _swap_framed(order, boxes, centres, pts, i, j):
-    """:func:`_swap` for oriented builds: the points as well (children of at least
-    REFRAME_MIN primitives take their boxes and centres again from them)."""
+    """:func:`_swap` for oriented builds: the points as well (the children that take
+    a frame of their own take their boxes and centres again from them)."""
     order[i], order[j] = order[j], order[i]
     for k in range(3):
         centres[i, k], centres[j, k] = centres[j, k], centres[i, k]
@@ -159,18 +158,19 @@ def _node_frame(pts, lo, hi, frame):
 
 @njit
 def _sah_split(
-    box, cen, pts, order, oriented, leaf_size, max_depth, n_bins,
+    box, cen, pts, order, reframe, leaf_size, max_depth, n_bins,
     root, lo0, hi0, d0, node_first, node_count, n_nodes, task_min, tasks,
 ):  # fmt: skip
     """Split the node ``root`` over slots [lo0, hi0) at depth d0 by binned SAH, writing
     nodes into node_first/node_count from id ``n_nodes`` on. A splittable node of at
     most ``task_min`` primitives (0: none) is not split but appended to ``tasks`` (rows:
     node, lo, hi, depth). ``box``/``cen`` (and ``pts``, ``order``) are permuted in place;
-    with ``oriented`` they are recomputed in a node's frame from ``pts`` (nodes of at
-    least REFRAME_MIN primitives, and the build's root).
+    with ``reframe`` >= 0 (oriented builds) they are recomputed in a node's own frame
+    from ``pts`` for the build's root and every node of at least ``reframe``
+    primitives; -1: the world axes, boxes and centres as given.
     Returns (n_nodes, depth, n_tasks)."""
     return _sah_loop(
-        box, cen, pts, order, oriented, leaf_size, max_depth, n_bins, root, lo0, hi0, d0,
+        box, cen, pts, order, reframe, leaf_size, max_depth, n_bins, root, lo0, hi0, d0,
         node_first, node_count, n_nodes, task_min, tasks, np.empty((3, 3)),
         np.empty((min(max_depth, hi0 - lo0) + 2, 4), np.intp),
         np.zeros((3, n_bins), np.intp), np.empty((3, n_bins, 2, 3)), np.empty(n_bins),
@@ -180,7 +180,7 @@ def _sah_split(
 
 @njit
 def _sah_loop(
-    box, cen, pts, order, oriented, leaf_size, max_depth, n_bins, root, lo0, hi0, d0,
+    box, cen, pts, order, reframe, leaf_size, max_depth, n_bins, root, lo0, hi0, d0,
     node_first, node_count, n_nodes, task_min, tasks, frame, stack, bin_count, bin_box,
     right_area, cb, scale,
 ):  # fmt: skip
@@ -192,6 +192,7 @@ def _sah_loop(
     tasks, frame, stack = borrowed(tasks), borrowed(frame), borrowed(stack)
     bin_count, bin_box = borrowed(bin_count), borrowed(bin_box)
     right_area, cb, scale = borrowed(right_area), borrowed(cb), borrowed(scale)
+    oriented = reframe >= 0
     top = push_open(stack, 0, root, lo0, hi0, d0)
     depth = d0
     n_tasks = 0
@@ -207,7 +208,7 @@ def _sah_loop(
             tasks[n_tasks, 2], tasks[n_tasks, 3] = hi, d
             n_tasks += 1
             continue
-        if oriented and (cnt >= REFRAME_MIN or cnt == len(cen)):
+        if oriented and (cnt >= reframe or cnt == len(cen)):
             _node_frame(pts, lo, hi, frame)
             framed_bounds(pts, lo, hi, frame, box, cen)
         l0 = l1 = l2 = np.inf
@@ -245,6 +246,12 @@ def _sah_loop(
     return n_nodes, depth, n_tasks
 
 
+def reframe_size(n):
+    """Nodes of an oriented build over n primitives that take a frame of their own:
+    those of at least n // REFRAME_DIV primitives (and the root)."""
+    return n // REFRAME_DIV
+
+
 @njit(nogil=True)
 def task_size(n):
     """Primitives per parallel subtree for a build over n (independent of threads)."""
@@ -252,7 +259,7 @@ def task_size(n):
 
 
 @njit(nogil=True, parallel=True)
-def _sah_topology(box, cen, pts, oriented, leaf_size, max_depth, n_bins, threads):
+def _sah_topology(box, cen, pts, reframe, leaf_size, max_depth, n_bins, threads):
     """The top split on one thread, then the subtree tasks dealt round-robin (largest
     first) to one lane per thread, each into its own run of a scratch table, then stitched.
     Returns (node_first, node_count, order, depth, task_nodes): task_nodes (T, 3) rows
@@ -268,7 +275,7 @@ def _sah_topology(box, cen, pts, oriented, leaf_size, max_depth, n_bins, threads
     # constants passed as np.intp: a literal argument compiles a _sah_split of its own
     zero, one = np.intp(0), np.intp(1)
     n_top, depth, n_tasks = _sah_split(
-        box, cen, pts, order, oriented, leaf_size, max_depth, n_bins,
+        box, cen, pts, order, reframe, leaf_size, max_depth, n_bins,
         zero, zero, n, zero, node_first, node_count, one, task_size(n), tasks,
     )  # fmt: skip
     tasks = tasks[:n_tasks]
@@ -286,7 +293,7 @@ def _sah_topology(box, cen, pts, oriented, leaf_size, max_depth, n_bins, threads
         for t in range(lane, n_tasks, lanes):
             o, e = offsets[t], offsets[t + 1]
             k, dt, _ = _sah_split(
-                box, cen, pts, order, oriented, leaf_size, max_depth, n_bins,
+                box, cen, pts, order, reframe, leaf_size, max_depth, n_bins,
                 zero, tasks[t, 1], tasks[t, 2], tasks[t, 3],
                 local_first[o:e], local_count[o:e], one, zero, tasks[t:t],
             )  # fmt: skip
@@ -330,17 +337,19 @@ def build_sah(boxes, centres, leaf_size, max_depth, n_bins, threads):
     depth, task_nodes) (see :func:`_sah_topology`).
     """
     return _sah_topology(
-        boxes.copy(), centres.copy(), np.empty((0, 1, 3)), False,
+        boxes.copy(), centres.copy(), np.empty((0, 1, 3)), np.intp(-1),
         leaf_size, max_depth, n_bins, threads,
     )  # fmt: skip
 
 
 @njit(cache=True, nogil=True)
-def build_sah_oriented(points, leaf_size, max_depth, n_bins, threads):
+def build_sah_oriented(points, leaf_size, max_depth, n_bins, threads, reframe):
     """Top-down binned SAH build in each node's own principal frame: the node's points'
     covariance axes (as an OBB fit takes them) replace the world axes, and the
-    primitives' boxes and centres are taken in that frame before binning. Nodes under
-    REFRAME_MIN primitives keep the frame of their nearest ancestor that took one.
+    primitives' boxes and centres are taken in that frame before binning: at the root
+    and at every node of at least ``reframe`` primitives (0: every node); a smaller
+    node splits in the frame of its nearest ancestor that took one, on the boxes and
+    centres already there (:func:`reframe_size` gives the default).
 
     For OBB trees: cuts across a curved patch's own axes give compact children, where
     world-axis cuts slice a patch lying askew to the axes into children whose OBBs
@@ -352,6 +361,6 @@ def build_sah_oriented(points, leaf_size, max_depth, n_bins, threads):
     """
     n = len(points)
     return _sah_topology(
-        np.empty((n, 2, 3)), np.empty((n, 3)), points, True,
+        np.empty((n, 2, 3)), np.empty((n, 3)), points, max(np.intp(0), reframe),
         leaf_size, max_depth, n_bins, threads,
     )  # fmt: skip
