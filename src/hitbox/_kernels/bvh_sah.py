@@ -118,13 +118,9 @@ def _sah_best(cb, n_bins, cnt, bin_count, bin_box, right_area):
 
 @njit
 def _swap_framed(order, boxes, centres, pts, i, j):
-    """:func:`_swap` for oriented builds: the points as well (the children that take
-    a frame of their own take their boxes and centres again from them)."""
-    order[i], order[j] = order[j], order[i]
-    for k in range(3):
-        centres[i, k], centres[j, k] = centres[j, k], centres[i, k]
-        for e in range(2):
-            boxes[i, e, k], boxes[j, e, k] = boxes[j, e, k], boxes[i, e, k]
+    """:func:`_swap` for oriented builds, and the points (the children that take a
+    frame of their own take their boxes and centres again from them)."""
+    _swap(order, boxes, centres, i, j)
     for q in range(pts.shape[1]):
         for k in range(3):
             pts[i, q, k], pts[j, q, k] = pts[j, q, k], pts[i, q, k]
