@@ -166,6 +166,46 @@ def test_grazing_rays_hit_as_the_exact_ray_with_t_within_4_ulps(case):
         assert oracle.ulps_apart(t, float(exact)) <= 1
 
 
+@settings(max_examples=200, deadline=None)
+@given(grazing(), st.sampled_from([0.0, 1e-12, 1e-6, 1e-2]), st.floats(-30, 30))
+def test_double_double_step_is_within_4_ulps_when_it_accepts(case, miss, shift_exp):
+    """refine_t_dd, the step between the float one and the exact expansions: whenever it
+    accepts its t (its own error bound), t is within 4 ulps of the exact one, from a poor
+    estimate too; the triangle is moved far from the origin (coordinates large against
+    t, where the float step cannot bound its error) and rays start close to it."""
+    tri, o, d = case
+    shift = np.full(3, 2.0 ** round(shift_exp))
+    tri, o = tri + shift, o + shift
+    exact = oracle.plane_t(o, d, *tri)
+    if exact is None:
+        return
+    t0 = float(exact) * (1 + miss)
+    t, ok = rd.refine_t_dd(tuple(o), tuple(d), *map(tuple, tri), t0)
+    if ok:
+        assert oracle.ulps_apart(t, float(exact)) <= 4
+
+
+def test_double_double_step_takes_the_close_hits_the_float_step_cannot():
+    """Hits near the ray's origin on triangles far from the coordinates' origin: the
+    float step's bound fails there (the exact expansions answered, a hundred times
+    slower); the double-double step must accept them, within 4 ulps."""
+    rng = np.random.default_rng(7)
+    accepted = 0
+    for _ in range(300):
+        tri = rng.uniform(-1, 1, (3, 3)) * 0.1 + 10.0
+        target = rng.dirichlet(np.ones(3)) @ tri
+        d = rng.normal(size=3)
+        o = target - d * 1e-3
+        exact = oracle.plane_t(o, d, *tri)
+        t, ok = rd.refine_t_dd(tuple(o), tuple(d), *map(tuple, tri), float(exact))
+        accepted += ok
+        if ok:
+            assert oracle.ulps_apart(t, float(exact)) <= 4
+        assert oracle.ulps_apart(rd.refine_t(tuple(o), tuple(d), *map(tuple, tri),
+                                             float(exact)), float(exact)) <= 4  # fmt: skip
+    assert accepted >= 290
+
+
 @settings(max_examples=150, deadline=None)
 @given(st.integers(0, 2**32 - 1))
 def test_t_compare_orders_two_hits_exactly(seed):

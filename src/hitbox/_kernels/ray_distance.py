@@ -120,7 +120,114 @@ def refine_t(origin, direction, a, b, c, t0):
         err = e_r + (abs(r) + e_r) * e_den / den_lo + tilt
         if err * (1.0 + 16.0 * _EPS) <= _EPS * (_T_ULPS * abs(t) - abs(step)) * den_lo:
             return t
-    return t_exact(origin, direction, a, b, c)
+    t, ok = refine_t_dd(origin, direction, a, b, c, t0)
+    return t if ok else t_exact(origin, direction, a, b, c)
+
+
+@njit(inline="always")
+def _dd_add(ah, al, bh, bl):
+    """(a + b) as a double-double, off by at most 4 eps**2 (|a| + |b|)."""
+    s, e = _two_sum(ah, bh)
+    e += al + bl
+    h = s + e
+    return h, e - (h - s)
+
+
+@njit(inline="always")
+def _dd_mul(ah, al, bh, bl):
+    """(a * b) as a double-double, off by at most 6 eps**2 |a| |b|."""
+    p = ah * bh
+    e = fma(ah, bh, -p) + (ah * bl + al * bh)
+    h = p + e
+    return h, e - (h - p)
+
+
+@njit(inline="always")
+def _dd_cross(uh, ul, vh, vl, wh, wl, xh, xl):
+    """u w - v x as a double-double, off by at most 16 eps**2 (|u w| + |v x|)."""
+    ph, pl = _dd_mul(uh, ul, wh, wl)
+    qh, ql = _dd_mul(vh, vl, xh, xl)
+    return _dd_add(ph, pl, -qh, -ql)
+
+
+@njit(cache=True, nogil=True)
+def refine_t_dd(origin, direction, a, b, c, t0):
+    """(t, ok): :func:`refine_t`'s Newton step in double-double arithmetic, for the rays
+    whose float step cannot bound its error within 3 eps |t| (hits near the origin
+    against the coordinates' size, grazing rays): ok when this one can, else the caller
+    takes the exact expansions (:func:`t_exact`, a hundred times slower).
+
+    The edges and ``o - a`` are exact pairs (TwoSum), ``t0 d`` an exact product, the
+    normal ``n = (b - a) x (c - a)``, ``q = o + t0 d - a``, ``r = n . q`` and ``D = n . d``
+    double-doubles, each off by a few eps**2 times the sum of its terms' magnitudes
+    (:func:`_dd_add`, :func:`_dd_mul`). With ``P_k`` the permanent of the normal's
+    component k (``|n_k|`` and its error are both below it times (1 + 16 eps**2)):
+    ``|r - r_exact| <= 40 eps**2 sum_k P_k (|o - a|_k + |t0 d_k|)`` and ``|D - D_exact|
+    <= 40 eps**2 sum_k P_k |d_k|``, so ``step = r / D`` is off by at most ``(dr + |step|
+    dD) / (|D| - dD)`` plus its own division's few eps**2. Magnitudes beyond 2**+-300
+    (products of three coordinates near the limits of the format) are left to the
+    exact path.
+    """
+    e1 = (_two_sum(b[0], -a[0]), _two_sum(b[1], -a[1]), _two_sum(b[2], -a[2]))
+    e2 = (_two_sum(c[0], -a[0]), _two_sum(c[1], -a[1]), _two_sum(c[2], -a[2]))
+    (xh, xl), (yh, yl), (zh, zl) = e1
+    (uh, ul), (vh, vl), (wh, wl) = e2
+    n0h, n0l = _dd_cross(yh, yl, zh, zl, wh, wl, vh, vl)
+    n1h, n1l = _dd_cross(zh, zl, xh, xl, uh, ul, wh, wl)
+    n2h, n2l = _dd_cross(xh, xl, yh, yl, vh, vl, uh, ul)
+    p0 = abs(yh * wh) + abs(zh * vh)
+    p1 = abs(zh * uh) + abs(xh * wh)
+    p2 = abs(xh * vh) + abs(yh * uh)
+    dx, dy, dz = direction[0], direction[1], direction[2]
+    q0 = _q_part(origin[0], a[0], t0, dx)
+    q1 = _q_part(origin[1], a[1], t0, dy)
+    q2 = _q_part(origin[2], a[2], t0, dz)
+    rh, rl = _dd_dot(n0h, n0l, n1h, n1l, n2h, n2l, q0[0], q0[1], q1[0], q1[1], q2[0],
+                     q2[1])  # fmt: skip
+    dh, dl = _dd_dot(n0h, n0l, n1h, n1l, n2h, n2l, dx, 0.0, dy, 0.0, dz, 0.0)
+    m_r = p0 * q0[2] + p1 * q1[2] + p2 * q2[2]
+    m_d = p0 * abs(dx) + p1 * abs(dy) + p2 * abs(dz)
+    if not (_DD_LO < m_r < _DD_HI and _DD_LO < m_d < _DD_HI):
+        return t0, False
+    e_r = 41.0 * _EPS * _EPS * m_r
+    e_d = 41.0 * _EPS * _EPS * m_d
+    d_lo = abs(dh) - e_d
+    if not d_lo > 0.0:
+        return t0, False
+    sh = rh / dh  # the step as a double-double: sh + (r - sh D) / D
+    ph, pl = _two_product(sh, dh)
+    sl = (((rh - ph) - pl) + rl - sh * dl) / dh
+    th, tl = _two_sum(t0, -sh)
+    t = th + (tl - sl)
+    step = abs(sh)
+    err = (e_r + step * e_d) / d_lo + 8.0 * _EPS * _EPS * (step + abs(t0))
+    return t, err * (1.0 + 16.0 * _EPS) <= _EPS * _T_ULPS * abs(t)
+
+
+#: Magnitudes of the double-double step's sums within which no product under- or
+#: overflows (terms of degree three in the coordinates, errors of their eps**2).
+_DD_LO = 2.0**-300
+_DD_HI = 2.0**300
+
+
+@njit(inline="always")
+def _q_part(o, a, t0, d):
+    """(qh, ql, bound) of ``o - a + t0 d``: a double-double and a bound on the sum of
+    its two exact terms' magnitudes."""
+    wh, wl = _two_sum(o, -a)
+    p = t0 * d
+    qh, ql = _dd_add(wh, wl, p, fma(t0, d, -p))
+    return qh, ql, (abs(wh) + abs(p)) * (1.0 + 4.0 * _EPS)
+
+
+@njit(inline="always")
+def _dd_dot(ah, al, bh, bl, ch, cl, xh, xl, yh, yl, zh, zl):
+    """a x + b y + c z of double-doubles."""
+    ph, pl = _dd_mul(ah, al, xh, xl)
+    qh, ql = _dd_mul(bh, bl, yh, yl)
+    sh, sl = _dd_add(ph, pl, qh, ql)
+    ph, pl = _dd_mul(ch, cl, zh, zl)
+    return _dd_add(sh, sl, ph, pl)
 
 
 @njit(inline="always")
