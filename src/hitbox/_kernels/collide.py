@@ -236,12 +236,17 @@ def _a_leaf_box(fa, ca, a_tris, inv, trans):
     return lo0 - slack, lo1 - slack, lo2 - slack, hi0 + slack, hi1 + slack, hi2 + slack
 
 
-def _make_descend(walks):
-    """The node-pair walk; ``walks``: box-shaped nodes (AABB, k-DOP), where a leaf
-    against an inner node under a rotation walks the inner node's subtree with the
-    leaf's moved triangles boxed (:func:`_box_walk`, :func:`_cached_leaf_box`). A closure
-    constant, so the other kinds compile without that branch (a branch on a constant
-    from an overload still cost OBB trees a third of their time)."""
+def _make_descend(kind):
+    """The node-pair walk of trees of node ``kind`` ("slabs", "sphere" or "obb"). Slab
+    nodes (AABB, k-DOP) *walk*: a leaf against an inner node under a rotation walks
+    the inner node's subtree with the leaf's moved triangles boxed (:func:`_box_walk`,
+    :func:`_cached_leaf_box`). The kind is a closure constant, so each kind compiles
+    without the others' branches (a branch on a constant from an overload still cost
+    OBB trees a third of their time), and the split below reads its node sizes
+    itself: :func:`split_larger` took a reference count on each of the six volume
+    arrays at every split (the walk's arrays are borrowed, but the calls and the
+    spills around them stay)."""
+    walks = kind == "slabs"
 
     @njit
     def descend(
@@ -258,6 +263,13 @@ def _make_descend(walks):
             terms = turn_terms(rot)
             inv = inverse3(rot)
             boxes = leaf_box_cache()
+        # what the split compares (:func:`size`), bound once outside the loop
+        if kind == "slabs":
+            a_size, b_size = a_bv, b_bv
+        elif kind == "sphere":
+            a_size, b_size = a_bv.radius, b_bv.radius
+        else:
+            a_size, b_size = a_bv.half, b_bv.half
         top = 1
         stack[0, 0] = start_a
         stack[0, 1] = start_b
@@ -300,7 +312,7 @@ def _make_descend(walks):
                 if done:
                     return out, n
                 continue
-            if ca == 0 and cb == 0 and splits_both(a_bv):
+            if ca == 0 and cb == 0 and kind != "obb":  # splits_both
                 fa = a_first[m]
                 fb = b_first[k]
                 if walks and turned:
@@ -316,7 +328,40 @@ def _make_descend(walks):
                 stack[top + 3, 1] = fb
                 top += 4
                 continue
-            top = split_larger(a_bv, a_first, m, ca, b_bv, b_first, k, cb, stack, top)
+            # split_larger, written out: the larger node's children, each with the other
+            if cb > 0:
+                split_b = False
+            elif ca > 0:
+                split_b = True
+            elif kind == "slabs":
+                split_b = (
+                    (b_size[k, 1, 0] - b_size[k, 0, 0])
+                    + (b_size[k, 1, 1] - b_size[k, 0, 1])
+                    + (b_size[k, 1, 2] - b_size[k, 0, 2])
+                ) > (
+                    (a_size[m, 1, 0] - a_size[m, 0, 0])
+                    + (a_size[m, 1, 1] - a_size[m, 0, 1])
+                    + (a_size[m, 1, 2] - a_size[m, 0, 2])
+                )
+            elif kind == "sphere":
+                split_b = b_size[k] > a_size[m]
+            else:
+                split_b = (b_size[k, 0] + b_size[k, 1] + b_size[k, 2]) > (
+                    a_size[m, 0] + a_size[m, 1] + a_size[m, 2]
+                )
+            if split_b:
+                f = b_first[k]
+                stack[top, 0] = m
+                stack[top, 1] = f + 1
+                stack[top + 1, 0] = m
+                stack[top + 1, 1] = f
+            else:
+                f = a_first[m]
+                stack[top, 0] = f + 1
+                stack[top, 1] = k
+                stack[top + 1, 0] = f
+                stack[top + 1, 1] = k
+            top += 2
         return out, n
 
     return descend
@@ -384,14 +429,19 @@ def _push_leaf_children(a_count, fa, m, b_count, fb, k, stack, top):
     return top
 
 
-_descend_boxes = _make_descend(True)
-_descend_frames = _make_descend(False)
+_DESCEND = {kind: _make_descend(kind) for kind in ("slabs", "sphere", "obb")}
 
 
 def _descend(*args):
     """Walk the node pairs from a start pair (:func:`_make_descend`), the kind's
     variant."""
-    return (_descend_boxes if isinstance(args[0], np.ndarray) else _descend_frames)(*args)
+    bv = args[0]
+    kind = (
+        "slabs"
+        if isinstance(bv, np.ndarray)
+        else ("obb" if hasattr(bv, "rot") else "sphere")
+    )
+    return _DESCEND[kind](*args)
 
 
 @overload(_descend)
@@ -400,7 +450,7 @@ def _descend_typed(
     b_bv, b_first, b_count, b_tris, b_sbox,
     rot, trans, slack, stack, first_only, out, n, start_a, start_b,
 ):  # fmt: skip
-    return (_descend_boxes if _kind_of_type(a_bv) == "slabs" else _descend_frames).py_func
+    return _DESCEND[_kind_of_type(a_bv)].py_func
 
 
 @njit(cache=True, nogil=True)
