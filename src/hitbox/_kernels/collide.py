@@ -368,32 +368,6 @@ def _make_descend(kind):
 
 
 @njit(inline="always")
-def splits_b(a_bv, m, ca, b_bv, k, cb):
-    """Whether a walk splits b[k] rather than a[m]: the larger of the two (the inner one
-    when the other is a leaf; ca, cb their triangle counts, 0 for an inner node)."""
-    return cb == 0 and (ca > 0 or size(b_bv, k) > size(a_bv, m))
-
-
-@njit(inline="always")
-def split_larger(a_bv, a_first, m, ca, b_bv, b_first, k, cb, stack, top):
-    """Push the children of the larger of nodes a[m] and b[k] (of the inner one when the
-    other is a leaf), each paired with the other node; returns the new stack top."""
-    if splits_b(a_bv, m, ca, b_bv, k, cb):
-        f = b_first[k]
-        stack[top, 0] = m
-        stack[top, 1] = f + 1
-        stack[top + 1, 0] = m
-        stack[top + 1, 1] = f
-    else:
-        f = a_first[m]
-        stack[top, 0] = f + 1
-        stack[top, 1] = k
-        stack[top + 1, 0] = f
-        stack[top + 1, 1] = k
-    return top + 2
-
-
-@njit(inline="always")
 def _push(stack, top, m, k):
     stack[top, 0] = m
     stack[top, 1] = k

@@ -5,7 +5,7 @@ that lets it skip its test while the motion since stays below it.
 
 A walk of two OBB trees visits node pairs of their bounding volume test tree (BVTT):
 the root pair, and under each overlapping inner pair the children of the larger node
-(:func:`hitbox._kernels.collide.split_larger`). The pairs where a walk stops (disjoint
+(the split of :func:`hitbox._kernels.collide._make_descend`). The pairs where a walk stops (disjoint
 pairs, and leaf pairs, which go to the exact triangle test) form a *front*: a cut of the
 BVTT, under which every leaf pair lies exactly once. A walk that starts from any such
 cut instead of the root tests every leaf pair whose triangles can cross, once each, so
@@ -38,8 +38,6 @@ from hitbox._kernels.collide import (
     posed_bv,
     query_slack,
     skew_widening,
-    split_larger,
-    splits_b,
 )
 from hitbox._kernels.node_tests import obb_gap
 
@@ -183,6 +181,11 @@ def front_walk(
     # the paths' pair is apart or at a leaf (the walk never meets a pair twice)
     pa = pb = 0
     directed = n_old == 0 and first_only and len(toward_a) > 0 and len(toward_b) > 0
+    # the loop reads and writes its arrays itself, calling no helper that takes one on
+    # its common paths: numba counts a reference to each array an inlined helper is
+    # passed (_record and split_larger took eight a node pair)
+    a_half = a_bv.half
+    b_half = b_bv.half
     while True:
         if top == 0:
             if q == n_old:
@@ -190,8 +193,14 @@ def front_walk(
             key = old[HEAD + 2 * q]
             left = fold[HEAD + 2 * q + 1] - moved
             q += 1
-            if left > 0.0:  # still apart: carried over untested
-                n_new = _record(new, fnew, n_new, key, left)
+            if left > 0.0:  # still apart: carried over untested (_record, written out)
+                if n_new >= 0:
+                    if n_new + 2 > len(new):
+                        n_new = -1
+                    else:
+                        new[n_new] = key
+                        fnew[n_new + 1] = left
+                        n_new += 2
                 continue
             stack[0, 0] = key >> 32
             stack[0, 1] = key & LOW
@@ -201,8 +210,14 @@ def front_walk(
         k = stack[top, 1]
         tests += 1
         gap = obb_gap(a_bv, m, b_bv, k, rot, trans, widen, slack)
-        if gap >= 0.0:
-            n_new = _record(new, fnew, n_new, (m << 32) | k, gap)
+        if gap >= 0.0:  # apart: kept with its clearance (_record, written out)
+            if n_new >= 0:
+                if n_new + 2 > len(new):
+                    n_new = -1
+                else:
+                    new[n_new] = (m << 32) | k
+                    fnew[n_new + 1] = gap
+                    n_new += 2
             continue
         ca = a_count[m]
         cb = b_count[k]
@@ -215,15 +230,33 @@ def front_walk(
                 return out, n, 0
             n_new = _record(new, fnew, n_new, (m << 32) | k, 0.0)
             continue
+        # splits_b, written out: the larger node's children, each with the other
+        split_b = cb == 0 and (
+            ca > 0
+            or (b_half[k, 0] + b_half[k, 1] + b_half[k, 2])
+            > (a_half[m, 0] + a_half[m, 1] + a_half[m, 2])
+        )
         if directed and m == toward_a[pa] and k == toward_b[pb]:
-            if splits_b(a_bv, m, ca, b_bv, k, cb):
+            if split_b:
                 pb += 1
                 top = _push_toward(stack, top, m, b_first[k], toward_b[pb], False)
             else:
                 pa += 1
                 top = _push_toward(stack, top, k, a_first[m], toward_a[pa], True)
             continue
-        top = split_larger(a_bv, a_first, m, ca, b_bv, b_first, k, cb, stack, top)
+        if split_b:  # split_larger, written out
+            f = b_first[k]
+            stack[top, 0] = m
+            stack[top, 1] = f + 1
+            stack[top + 1, 0] = m
+            stack[top + 1, 1] = f
+        else:
+            f = a_first[m]
+            stack[top, 0] = f + 1
+            stack[top, 1] = k
+            stack[top + 1, 0] = f
+            stack[top + 1, 1] = k
+        top += 2
     if n_new < 0:
         return out, n, n_new
     size = (n_new - HEAD) // 2
