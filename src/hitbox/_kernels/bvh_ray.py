@@ -79,24 +79,7 @@ def _ray_setup(origins, directions, r):
 
 
 @njit(inline="always")
-def push_children_by_entry(stack, entries, top, f, tl, tr):
-    """Push children f and f + 1 that the ray enters (entry t below inf) with their
-    entry t, the farther first, so that the nearer is walked first and its hits prune
-    the other; returns the new stack top."""
-    near, far, t_near, t_far = f, f + 1, tl, tr
-    if tr < tl:
-        near, far, t_near, t_far = f + 1, f, tr, tl
-    if t_far != np.inf:
-        stack[top], entries[top] = far, t_far
-        top += 1
-    if t_near != np.inf:
-        stack[top], entries[top] = near, t_near
-        top += 1
-    return top
-
-
-@njit(inline="always")
-def _entry(lo0, lo1, lo2, hi0, hi1, hi2, o, inv, zero, t_far):
+def slab_entry(lo0, lo1, lo2, hi0, hi1, hi2, o, inv, zero, t_far):
     """:func:`box_entry` of the box with corners lo, hi, given as scalars: a helper
     that takes the array costs the walk a reference count on it at every node."""
     t0, t1 = _slab(lo0, hi0, o[0], inv[0], zero[0], 0.0, np.inf)
@@ -167,15 +150,15 @@ def cast_one(
             continue
         reach = (best_t + best_e) * WIDEN  # the exact best t is at most best_t + best_e
         g = f + 1
-        tl = _entry(
+        tl = slab_entry(
             node_box[f, 0, 0], node_box[f, 0, 1], node_box[f, 0, 2],
             node_box[f, 1, 0], node_box[f, 1, 1], node_box[f, 1, 2], o, inv, zero, reach,
         )  # fmt: skip
-        tr = _entry(
+        tr = slab_entry(
             node_box[g, 0, 0], node_box[g, 0, 1], node_box[g, 0, 2],
             node_box[g, 1, 0], node_box[g, 1, 1], node_box[g, 1, 2], o, inv, zero, reach,
         )  # fmt: skip
-        # push_children_by_entry, written out: the nearer on top, walked first
+        # both children pushed by entry t, the nearer on top: walked first
         near, far, t_near, t_far = f, g, tl, tr
         if tr < tl:
             near, far, t_near, t_far = g, f, tr, tl

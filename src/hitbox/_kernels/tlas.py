@@ -28,8 +28,8 @@ from hitbox._kernels.bvh_ray import (
     WIDEN,
     box_entry,
     cast_one,
-    push_children_by_entry,
     ray_consts,
+    slab_entry,
 )
 from hitbox._kernels.closest import (
     NO_FACE,
@@ -138,7 +138,9 @@ def raycast(tlas, objs, pack, rays, out, start, stop):
             f = t_first[m]
             if c > 0:
                 for s in range(f, f + c):
-                    if box_entry(t_slot_box, s, o, inv, zero, best_t * WIDEN) == np.inf:
+                    if slab_entry(t_slot_box[s, 0, 0], t_slot_box[s, 0, 1], t_slot_box[s, 0, 2],
+                              t_slot_box[s, 1, 0], t_slot_box[s, 1, 1], t_slot_box[s, 1, 2],
+                              o, inv, zero, best_t * WIDEN) == np.inf:  # fmt: skip
                         continue
                     k = t_prim[s]
                     # past the best t by a few ulps: an exact tie with it is found
@@ -150,9 +152,22 @@ def raycast(tlas, objs, pack, rays, out, start, stop):
                     if t < best_t or (t == best_t and (best_k < 0 or k < best_k)):
                         best_t, best_k, best_f = t, k, face
                 continue
-            tl = box_entry(t_box, f, o, inv, zero, reach)
-            tr = box_entry(t_box, f + 1, o, inv, zero, reach)
-            top = push_children_by_entry(nodes, entries, top, f, tl, tr)
+            # box_entry and the push by entry t, written out: an inlined helper takes a
+            # reference count on each array it is passed, at every node
+            g = f + 1
+            tl = slab_entry(t_box[f, 0, 0], t_box[f, 0, 1], t_box[f, 0, 2], t_box[f, 1, 0],
+                        t_box[f, 1, 1], t_box[f, 1, 2], o, inv, zero, reach)  # fmt: skip
+            tr = slab_entry(t_box[g, 0, 0], t_box[g, 0, 1], t_box[g, 0, 2], t_box[g, 1, 0],
+                        t_box[g, 1, 1], t_box[g, 1, 2], o, inv, zero, reach)  # fmt: skip
+            near, far, t_near, t_far = f, g, tl, tr
+            if tr < tl:
+                near, far, t_near, t_far = g, f, tr, tl
+            if t_far != np.inf:
+                nodes[top], entries[top] = far, t_far
+                top += 1
+            if t_near != np.inf:
+                nodes[top], entries[top] = near, t_near
+                top += 1
         out_obj[r], out_face[r] = best_k, best_f
         out_t[r] = best_t if best_k >= 0 else np.inf
 
