@@ -88,6 +88,15 @@ def slab_entry(lo0, lo1, lo2, hi0, hi1, hi2, o, inv, zero, t_far):
     return t0 if (t0 <= t1 * WIDEN and t0 <= t_far) else np.inf
 
 
+@njit(inline="always")
+def by_entry(f, tl, tr):
+    """Children f and f + 1 with their entry t (tl, tr), the farther first: pushed in
+    this order, the nearer is walked first. Scalars only (see :func:`slab_entry`)."""
+    if tr < tl:
+        return (f, tl), (f + 1, tr)
+    return (f + 1, tr), (f, tl)
+
+
 @njit
 def cast_one(
     node_box, node_first, node_count, tris, prim, stack, entries, o, d, zero, inv,
@@ -158,16 +167,10 @@ def cast_one(
             node_box[g, 0, 0], node_box[g, 0, 1], node_box[g, 0, 2],
             node_box[g, 1, 0], node_box[g, 1, 1], node_box[g, 1, 2], o, inv, zero, reach,
         )  # fmt: skip
-        # both children pushed by entry t, the nearer on top: walked first
-        near, far, t_near, t_far = f, g, tl, tr
-        if tr < tl:
-            near, far, t_near, t_far = g, f, tr, tl
-        if t_far != np.inf:
-            stack[top], entries[top] = far, t_far
-            top += 1
-        if t_near != np.inf:
-            stack[top], entries[top] = near, t_near
-            top += 1
+        for node, t in by_entry(f, tl, tr):  # the nearer pushed last: walked first
+            if t != np.inf:
+                stack[top], entries[top] = node, t
+                top += 1
     if best_s < 0:
         return np.inf, -1, 0.0, 0.0
     a = (tris[best_s, 0, 0], tris[best_s, 0, 1], tris[best_s, 0, 2])

@@ -349,22 +349,24 @@ def _make_descend(kind):
                 split_b = (b_size[k, 0] + b_size[k, 1] + b_size[k, 2]) > (
                     a_size[m, 0] + a_size[m, 1] + a_size[m, 2]
                 )
-            if split_b:
-                f = b_first[k]
-                stack[top, 0] = m
-                stack[top, 1] = f + 1
-                stack[top + 1, 0] = m
-                stack[top + 1, 1] = f
-            else:
-                f = a_first[m]
-                stack[top, 0] = f + 1
-                stack[top, 1] = k
-                stack[top + 1, 0] = f
-                stack[top + 1, 1] = k
+            x0, y0, x1, y1 = split_pairs(split_b, m, k, a_first[m], b_first[k])
+            stack[top, 0], stack[top, 1] = x0, y0
+            stack[top + 1, 0], stack[top + 1, 1] = x1, y1
             top += 2
         return out, n
 
     return descend
+
+
+@njit(inline="always")
+def split_pairs(split_b, m, k, fa, fb):
+    """The two node pairs a walk pushes when it splits pair (m, k): b's children (first
+    fb) each with m when ``split_b``, else a's (first fa) each with k, the first child's
+    pair last (walked first). Scalars only: a helper taking the stack would cost the
+    walk a reference count on it at every split."""
+    if split_b:
+        return m, fb + 1, m, fb
+    return fa + 1, k, fa, k
 
 
 @njit(inline="always")

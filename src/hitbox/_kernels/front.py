@@ -38,6 +38,7 @@ from hitbox._kernels.collide import (
     posed_bv,
     query_slack,
     skew_widening,
+    split_pairs,
 )
 from hitbox._kernels.node_tests import obb_gap
 
@@ -244,18 +245,9 @@ def front_walk(
                 pa += 1
                 top = _push_toward(stack, top, k, a_first[m], toward_a[pa], True)
             continue
-        if split_b:  # split_larger, written out
-            f = b_first[k]
-            stack[top, 0] = m
-            stack[top, 1] = f + 1
-            stack[top + 1, 0] = m
-            stack[top + 1, 1] = f
-        else:
-            f = a_first[m]
-            stack[top, 0] = f + 1
-            stack[top, 1] = k
-            stack[top + 1, 0] = f
-            stack[top + 1, 1] = k
+        x0, y0, x1, y1 = split_pairs(split_b, m, k, a_first[m], b_first[k])
+        stack[top, 0], stack[top, 1] = x0, y0
+        stack[top + 1, 0], stack[top + 1, 1] = x1, y1
         top += 2
     if n_new < 0:
         return out, n, n_new

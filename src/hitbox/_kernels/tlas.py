@@ -27,6 +27,7 @@ from numba import njit, prange
 from hitbox._kernels.bvh_ray import (
     WIDEN,
     box_entry,
+    by_entry,
     cast_one,
     ray_consts,
     slab_entry,
@@ -159,15 +160,10 @@ def raycast(tlas, objs, pack, rays, out, start, stop):
                         t_box[f, 1, 1], t_box[f, 1, 2], o, inv, zero, reach)  # fmt: skip
             tr = slab_entry(t_box[g, 0, 0], t_box[g, 0, 1], t_box[g, 0, 2], t_box[g, 1, 0],
                         t_box[g, 1, 1], t_box[g, 1, 2], o, inv, zero, reach)  # fmt: skip
-            near, far, t_near, t_far = f, g, tl, tr
-            if tr < tl:
-                near, far, t_near, t_far = g, f, tr, tl
-            if t_far != np.inf:
-                nodes[top], entries[top] = far, t_far
-                top += 1
-            if t_near != np.inf:
-                nodes[top], entries[top] = near, t_near
-                top += 1
+            for node, t in by_entry(f, tl, tr):  # the nearer pushed last
+                if t != np.inf:
+                    nodes[top], entries[top] = node, t
+                    top += 1
         out_obj[r], out_face[r] = best_k, best_f
         out_t[r] = best_t if best_k >= 0 else np.inf
 
