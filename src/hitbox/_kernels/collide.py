@@ -242,10 +242,10 @@ def _make_descend(kind):
     the inner node's subtree with the leaf's moved triangles boxed (:func:`_box_walk`,
     :func:`_cached_leaf_box`). The kind is a closure constant, so each kind compiles
     without the others' branches (a branch on a constant from an overload still cost
-    OBB trees a third of their time), and the split below reads its node sizes
-    itself: :func:`split_larger` took a reference count on each of the six volume
-    arrays at every split (the walk's arrays are borrowed, but the calls and the
-    spills around them stay)."""
+    OBB trees a third of their time). The split reads its node sizes from arrays bound
+    before the loop: an inlined helper taking the volumes counts a reference to each
+    of their arrays at every split (borrowed arrays make the counts no-ops, not the
+    calls and the spills around them)."""
     walks = kind == "slabs"
 
     @njit
@@ -328,7 +328,8 @@ def _make_descend(kind):
                 stack[top + 3, 1] = fb
                 top += 4
                 continue
-            # split_larger, written out: the larger node's children, each with the other
+            # the larger node's children, each with the other (the inner one's if one is
+            # a leaf)
             if cb > 0:
                 split_b = False
             elif ca > 0:

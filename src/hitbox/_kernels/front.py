@@ -184,7 +184,7 @@ def front_walk(
     directed = n_old == 0 and first_only and len(toward_a) > 0 and len(toward_b) > 0
     # the loop reads and writes its arrays itself, calling no helper that takes one on
     # its common paths: numba counts a reference to each array an inlined helper is
-    # passed (_record and split_larger took eight a node pair)
+    # passed (eight a node pair when the records and the split were helpers)
     a_half = a_bv.half
     b_half = b_bv.half
     while True:
@@ -231,7 +231,8 @@ def front_walk(
                 return out, n, 0
             n_new = _record(new, fnew, n_new, (m << 32) | k, 0.0)
             continue
-        # splits_b, written out: the larger node's children, each with the other
+        # the larger node's children, each with the other (the inner one's if one is a
+        # leaf)
         split_b = cb == 0 and (
             ca > 0
             or (b_half[k, 0] + b_half[k, 1] + b_half[k, 2])
