@@ -114,9 +114,9 @@ def cast_one(
     ``prim[slot]``, so that every tree answers alike) where the two overlap. The kept
     hit's t is refined at the end (within 4 ulps).
 
-    The loop reads the arrays itself, calling no helper that takes one: numba counts a
-    reference to each array an inlined helper is passed, two calls a node (a third of
-    the walk's time on the peers' meshes).
+    The loop reads the arrays itself and inlines no helper that takes one: numba
+    counts a reference to each array such a helper is passed, at every node
+    (benchmarks/README.md).
     """
     shear = ray_shear(d)
     best_t = t_max

@@ -139,9 +139,11 @@ def raycast(tlas, objs, pack, rays, out, start, stop):
             f = t_first[m]
             if c > 0:
                 for s in range(f, f + c):
-                    if slab_entry(t_slot_box[s, 0, 0], t_slot_box[s, 0, 1], t_slot_box[s, 0, 2],
-                              t_slot_box[s, 1, 0], t_slot_box[s, 1, 1], t_slot_box[s, 1, 2],
-                              o, inv, zero, best_t * WIDEN) == np.inf:  # fmt: skip
+                    te = slab_entry(t_slot_box[s, 0, 0], t_slot_box[s, 0, 1],
+                                    t_slot_box[s, 0, 2], t_slot_box[s, 1, 0],
+                                    t_slot_box[s, 1, 1], t_slot_box[s, 1, 2], o, inv, zero,
+                                    best_t * WIDEN)  # fmt: skip
+                    if te == np.inf:
                         continue
                     k = t_prim[s]
                     # past the best t by a few ulps: an exact tie with it is found
@@ -156,10 +158,12 @@ def raycast(tlas, objs, pack, rays, out, start, stop):
             # box_entry and the push by entry t, written out: an inlined helper takes a
             # reference count on each array it is passed, at every node
             g = f + 1
-            tl = slab_entry(t_box[f, 0, 0], t_box[f, 0, 1], t_box[f, 0, 2], t_box[f, 1, 0],
-                        t_box[f, 1, 1], t_box[f, 1, 2], o, inv, zero, reach)  # fmt: skip
-            tr = slab_entry(t_box[g, 0, 0], t_box[g, 0, 1], t_box[g, 0, 2], t_box[g, 1, 0],
-                        t_box[g, 1, 1], t_box[g, 1, 2], o, inv, zero, reach)  # fmt: skip
+            tl = slab_entry(t_box[f, 0, 0], t_box[f, 0, 1], t_box[f, 0, 2],
+                            t_box[f, 1, 0], t_box[f, 1, 1], t_box[f, 1, 2], o, inv, zero,
+                            reach)  # fmt: skip
+            tr = slab_entry(t_box[g, 0, 0], t_box[g, 0, 1], t_box[g, 0, 2],
+                            t_box[g, 1, 0], t_box[g, 1, 1], t_box[g, 1, 2], o, inv, zero,
+                            reach)  # fmt: skip
             for node, t in by_entry(f, tl, tr):  # the nearer pushed last
                 if t != np.inf:
                     nodes[top], entries[top] = node, t
