@@ -26,6 +26,7 @@ import numpy as np
 
 from benchmarks.timing import measure, torus_arrays
 from hitbox import shapes
+from hitbox._mesh_probe import query_mesh
 from hitbox.mesh import TriangleMesh
 
 DATA = Path(__file__).parent / "data"
@@ -83,7 +84,7 @@ def _row(name, vertices, faces, n_rays, repeats):
     shapes.torus(200).raycast(origins[:5000], directions[:5000])  # compiled
     mesh = TriangleMesh(vertices, faces)
     first, _ = measure(lambda: mesh.raycast(origins, directions), repeats=1, warmup=0)
-    while "aabb" not in mesh._kinds:  # the steady state: the ray tree built
+    while query_mesh(mesh, 0, "rays") is mesh:  # the steady state: the ray tree built
         mesh.raycast(origins, directions)
     hits = mesh.raycast(origins, directions).hit
     row = {"mesh": name, "faces": len(faces), "rays": n_rays}

@@ -133,6 +133,33 @@ def test_closest_wide_walk_matches_twin(mesh, seed, threads):
     np.testing.assert_array_equal(res.point, twin.point)
 
 
+@pytest.mark.parametrize("name", sorted(PRIMITIVES))
+def test_closest_on_the_tree_built_for_points_matches_the_twin(name, monkeypatch):
+    """A mesh asked about POINT_TREE_AFTER times its face count in points walks an
+    AABB tree built for them: the same answers as its own OBB tree and as every face,
+    bit for bit, ties (vertices, edge midpoints, grid points) included."""
+    from hitbox import _mesh_probe
+
+    prim = PRIMITIVES[name]
+    mesh = TriangleMesh(prim.vertices, prim.faces)
+    rng = np.random.default_rng(len(name))
+    tris = mesh.triangles
+    pts = np.concatenate([
+        mesh.vertices, tris.mean(axis=1), tris[:, :2].mean(axis=1),
+        rng.integers(-6, 7, (500, 3)) / 2, rng.uniform(-3, 3, (_closest.WIDE_MIN, 3)),
+    ])  # fmt: skip
+    monkeypatch.setattr(_mesh_probe, "POINT_TREE_AFTER", 10**9)
+    own = mesh.closest_point(pts)
+    assert "aabb" not in mesh._kinds
+    monkeypatch.setattr(_mesh_probe, "POINT_TREE_AFTER", 0)
+    switched = mesh.closest_point(pts)
+    assert mesh._kinds["aabb"].bvh.kind == "aabb"
+    twin = mesh.closest_point_brute(pts)
+    for got in (own, switched):
+        for field in ("point", "distance", "face", "barycentric"):
+            np.testing.assert_array_equal(getattr(got, field), getattr(twin, field))
+
+
 def test_closest_on_zero_length_edges():
     """A face with two equal vertices is the segment it spans (no division by its
     zero-length edge)."""

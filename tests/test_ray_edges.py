@@ -106,10 +106,12 @@ def test_every_tree_answers_as_the_brute_twin_ties_included(name, monkeypatch):
     monkeypatch.setattr(_mesh_probe, "RAY_TREE_AFTER", 10**9)
     own = mesh.raycast(origins, directions)
     some = mesh.raycast(origins, directions, mode="any")
-    assert "aabb" not in mesh._kinds
+    assert "rays" not in mesh._kinds
     monkeypatch.setattr(_mesh_probe, "RAY_TREE_AFTER", 0)
     switched = mesh.raycast(origins, directions)
-    assert mesh._kinds["aabb"].bvh.kind == "aabb"
+    ray_tree = mesh._kinds["rays"].bvh
+    assert ray_tree.kind == "aabb"
+    assert ray_tree.node_count.max() <= _mesh_probe.RAY_LEAF_SIZE
     again = mesh.raycast(origins, directions, mode="any")  # the same hit at every call
     for field in ("hit", "t", "face", "u", "v"):
         assert np.array_equal(getattr(again, field), getattr(some, field)), field

@@ -16,15 +16,13 @@ import numpy as np
 from hitbox import mixed, ray
 from hitbox._kernels import pipeline as _kp
 from hitbox._kernels import tlas as _k
+from hitbox._mesh_probe import query_mesh
 from hitbox._scene_objects import BOX, MESH, SPHERE, check_bits
 from hitbox._types import OBBs, Spheres
 from hitbox.bvh import BVH
 
 #: Objects per leaf of the top-level tree.
 TLAS_LEAF = 1
-#: Rays per face from which a mesh's rays walk an AABB tree built for them (as
-#: ``TriangleMesh.raycast`` decides for its own rays).
-RAY_TREE_AFTER = 4
 #: Relative padding of the objects' world boxes, far above the rounding of the moves.
 PAD = 1e-9
 # magnitudes within which no query needs the meshes' power-of-two rescaling
@@ -147,9 +145,9 @@ def top_tree(tab):
 
 def pack(scene, tab, n_rays=0):
     """The kernels' ``pack`` of the table's distinct meshes' trees, and the table's
-    ``objs`` with each mesh object's span in it. A mesh casting ``n_rays`` rays at least
-    RAY_TREE_AFTER times its face count walks an AABB tree (built once, kept with it)."""
-    trees = [_ray_tree(m, n_rays) for m in tab.meshes]
+    ``objs`` with each mesh object's span in it. A mesh walks the tree it would walk
+    with ``n_rays`` more rays cast at it alone (:func:`hitbox._mesh_probe.query_mesh`)."""
+    trees = [query_mesh(m, n_rays, "rays") for m in tab.meshes]
     key = tuple(id(m) for m in trees)
     cached = _PACKS.get(scene)
     if cached is None or cached[0] != key:
@@ -160,15 +158,6 @@ def pack(scene, tab, n_rays=0):
     has = tab.mesh_of >= 0
     span[has] = spans[tab.mesh_of[has]]
     return packed, (kind, rot, trans, centre, half, wrot, radius, frozen(span))
-
-
-def _ray_tree(mesh, n_rays):
-    if mesh.bvh.kind == "aabb":
-        return mesh
-    twin = mesh._kinds.get("aabb")
-    if twin is None and n_rays >= RAY_TREE_AFTER * mesh.n_faces:
-        twin = mesh._kinds["aabb"] = mesh.with_tree(node="aabb")
-    return mesh if twin is None else twin
 
 
 def _packed(meshes):

@@ -53,7 +53,7 @@ class TriangleMesh(MeshCollisions, MeshProbes):
 
     __slots__ = (
         "vertices", "faces", "bvh", "_slot_tris", "_args", "_closed", "_boxes", "_kinds",
-        "_grid", "_magnitude", "_twins", "_rays_cast", "_convex", "_fans",
+        "_grid", "_magnitude", "_twins", "_asked", "_convex", "_fans",
         "_hull", "_partner",
     )  # fmt: skip
 
@@ -82,7 +82,7 @@ class TriangleMesh(MeshCollisions, MeshProbes):
         self._twins = {}  # this mesh scaled by a power of two, by factor
         self._boxes = None  # the nodes as oriented boxes, made by the first distance
         self._kinds = {}  # this mesh with a tree of another node kind, built on demand
-        self._rays_cast = 0  # rays cast so far (see _mesh_probe.RAY_TREE_AFTER)
+        self._asked = {}  # rays cast and points asked so far (_mesh_probe.query_mesh)
         self._convex = None  # the slot triangles as convex shapes, made on demand
         self._fans = None  # the nodes' boundary edges, for winding numbers, on demand
         self._hull = None  # the convex hull that certifies distances, made on demand
