@@ -109,7 +109,7 @@ def closest_point(mesh, points):
     mesh = query_mesh(mesh, n, "points")
     tree = mesh.bvh
     walk = (tree.node_box, tree.node_first, tree.node_count, mesh._slot_tris)
-    walk += (mesh._args[-3], tree.prim_order, tree.depth, pts, order, q, d, slot, w)
+    walk += (mesh._args[6], tree.prim_order, tree.depth, pts, order, q, d, slot, w)
     if parallel:
         _closest.closest_parallel(*walk, threads)
     else:

@@ -12,6 +12,7 @@ from hitbox import _validate as v
 from hitbox._bvh_check import check_points
 from hitbox._kernels import collide as _collide
 from hitbox._kernels import collide_many as _many
+from hitbox._kernels.obb_wide import wide_part
 from hitbox._mesh_collide import MODES, Contacts, ManyContacts, MeshCollisions
 from hitbox._mesh_probe import ClosestPoints, MeshProbes, MeshRayHits
 from hitbox.bvh import BVH, npz_path, read_file, write_file
@@ -96,14 +97,16 @@ class TriangleMesh(MeshCollisions, MeshProbes):
         slot_box.flags.writeable = False
         # the traversal's arguments, gathered once and all plain arrays: a single query
         # must stay a few microseconds (see _kernels.collide.collide)
+        parts = _collide.node_parts(bvh.node_bv)
         self._args = (
-            *_collide.node_parts(bvh.node_bv),
+            *parts,
             bvh.node_first,
             bvh.node_count,
             slot_tris,
             slot_box,
             bvh.depth,
             _collide.node_magnitude(bvh.node_bv),
+            wide_part(parts, bvh.node_first, bvh.node_count),
         )
 
     # -- construction ----------------------------------------------------------------------

@@ -15,7 +15,7 @@ import numpy as np
 from numba import njit
 from numba.extending import overload
 
-from hitbox._kernels.borrowed import borrowed_tree
+from hitbox._kernels.borrowed import borrowed, borrowed_tree
 from hitbox._kernels.bv import _kind_of_type
 from hitbox._kernels.node_tests import (  # noqa: F401 (names the walk's users import here)
     REL_EPS,
@@ -34,6 +34,7 @@ from hitbox._kernels.node_tests import (  # noqa: F401 (names the walk's users i
     turn_terms,
     turns,
 )
+from hitbox._kernels.obb_wide import LANES, a_lanes, b_lanes, lane_node
 from hitbox._kernels.triangle_contact import CONTACT_SCRATCH, tri_tri_segment
 from hitbox._kernels.triangle_overlap import tri_tri_overlap
 from hitbox._kernels.triangle_points import load, load_xf
@@ -250,15 +251,22 @@ def _make_descend(kind):
 
     @njit
     def descend(
-        a_bv, a_first, a_count, a_tris, a_sbox,
-        b_bv, b_first, b_count, b_tris, b_sbox,
+        a_bv, a_first, a_count, a_tris, a_sbox, a_wide,
+        b_bv, b_first, b_count, b_tris, b_sbox, b_wide,
         rot, trans, slack, stack, first_only, out, n, start_a, start_b,
     ):  # fmt: skip
         """Walk the node pairs from (start_a, start_b) ((0, 0): the whole trees). Appends
         colliding slot pairs to out (growing it); returns (out, n). With ``first_only``
-        stops at the first pair."""
+        stops at the first pair. ``a_wide``, ``b_wide``: OBB trees' tables of
+        :mod:`hitbox._kernels.obb_wide` (their walk goes by wide children)."""
         turned = turns(rot)
         widen = skew_widening(rot)
+        if kind == "obb":
+            return _wide_walk(
+                a_bv, a_first, a_count, a_tris, a_sbox, a_wide,
+                b_bv, b_first, b_count, b_tris, b_sbox, b_wide,
+                rot, trans, slack, widen, stack, first_only, out, n, start_a, start_b,
+            )  # fmt: skip
         if walks:
             terms = turn_terms(rot)
             inv = inverse3(rot)
@@ -266,10 +274,8 @@ def _make_descend(kind):
         # what the split compares (:func:`size`), bound once outside the loop
         if kind == "slabs":
             a_size, b_size = a_bv, b_bv
-        elif kind == "sphere":
-            a_size, b_size = a_bv.radius, b_bv.radius
         else:
-            a_size, b_size = a_bv.half, b_bv.half
+            a_size, b_size = a_bv.radius, b_bv.radius
         top = 1
         stack[0, 0] = start_a
         stack[0, 1] = start_b
@@ -312,7 +318,7 @@ def _make_descend(kind):
                 if done:
                     return out, n
                 continue
-            if ca == 0 and cb == 0 and kind != "obb":  # splits_both
+            if ca == 0 and cb == 0:  # splits_both: AABB, k-DOP and sphere trees
                 fa = a_first[m]
                 fb = b_first[k]
                 if walks and turned:
@@ -344,12 +350,8 @@ def _make_descend(kind):
                     + (a_size[m, 1, 1] - a_size[m, 0, 1])
                     + (a_size[m, 1, 2] - a_size[m, 0, 2])
                 )
-            elif kind == "sphere":
-                split_b = b_size[k] > a_size[m]
             else:
-                split_b = (b_size[k, 0] + b_size[k, 1] + b_size[k, 2]) > (
-                    a_size[m, 0] + a_size[m, 1] + a_size[m, 2]
-                )
+                split_b = b_size[k] > a_size[m]
             x0, y0, x1, y1 = split_pairs(split_b, m, k, a_first[m], b_first[k])
             stack[top, 0], stack[top, 1] = x0, y0
             stack[top + 1, 0], stack[top + 1, 1] = x1, y1
@@ -357,6 +359,64 @@ def _make_descend(kind):
         return out, n
 
     return descend
+
+
+@njit(inline="always")
+def _wide_walk(
+    a_bv, a_first, a_count, a_tris, a_sbox, a_wide,
+    b_bv, b_first, b_count, b_tris, b_sbox, b_wide,
+    rot, trans, slack, widen, stack, first_only, out, n, start_a, start_b,
+):  # fmt: skip
+    """:func:`_make_descend`'s walk of two OBB trees: the start pair by the scalar test,
+    then each overlapping pair of inner nodes splits the larger (a leaf never splits)
+    into its wide children, all tested at once against the other node
+    (:mod:`hitbox._kernels.obb_wide`); the pairs that may meet are pushed, so every
+    popped pair overlaps."""
+    if not overlap_xf(a_bv, start_a, b_bv, start_b, rot, trans, True, widen, slack):
+        return out, n
+    a_half, b_half = a_bv.half, b_bv.half
+    top = 1
+    stack[0, 0] = start_a
+    stack[0, 1] = start_b
+    while top > 0:
+        top -= 1
+        m = stack[top, 0]
+        k = stack[top, 1]
+        ca = a_count[m]
+        cb = b_count[k]
+        if ca > 0 and cb > 0:
+            out, n, done = _leaf_pair(
+                a_tris, a_sbox, a_first[m], ca, b_tris, b_first[k], cb,
+                rot, trans, first_only, out, n,
+            )  # fmt: skip
+            if done:
+                return out, n
+            continue
+        if cb > 0:
+            split_b = False
+        elif ca > 0:
+            split_b = True
+        else:
+            split_b = (b_half[k, 0] + b_half[k, 1] + b_half[k, 2]) > (
+                a_half[m, 0] + a_half[m, 1] + a_half[m, 2]
+            )
+        if split_b:
+            bits = b_lanes(a_bv, m, b_wide, k, rot, trans, widen, slack)
+            for lane in range(LANES - 1, -1, -1):  # lane 0 walked first
+                child = lane_node(b_wide, k, lane)
+                if (bits >> lane) & 1 and child >= 0:
+                    stack[top, 0] = m
+                    stack[top, 1] = child
+                    top += 1
+        else:
+            bits = a_lanes(a_wide, m, b_bv, k, rot, trans, widen, slack)
+            for lane in range(LANES - 1, -1, -1):
+                child = lane_node(a_wide, m, lane)
+                if (bits >> lane) & 1 and child >= 0:
+                    stack[top, 0] = child
+                    stack[top, 1] = k
+                    top += 1
+    return out, n
 
 
 @njit(inline="always")
@@ -423,8 +483,8 @@ def _descend(*args):
 
 @overload(_descend)
 def _descend_typed(
-    a_bv, a_first, a_count, a_tris, a_sbox,
-    b_bv, b_first, b_count, b_tris, b_sbox,
+    a_bv, a_first, a_count, a_tris, a_sbox, a_wide,
+    b_bv, b_first, b_count, b_tris, b_sbox, b_wide,
     rot, trans, slack, stack, first_only, out, n, start_a, start_b,
 ):  # fmt: skip
     return _DESCEND[_kind_of_type(a_bv)].py_func
@@ -432,8 +492,8 @@ def _descend_typed(
 
 @njit(cache=True, nogil=True)
 def collide(
-    a_bv0, a_bv1, a_bv2, a_first, a_count, a_tris, a_sbox, a_depth, a_mag,
-    b_bv0, b_bv1, b_bv2, b_first, b_count, b_tris, b_sbox, b_depth, b_mag,
+    a_bv0, a_bv1, a_bv2, a_first, a_count, a_tris, a_sbox, a_depth, a_mag, a_wide,
+    b_bv0, b_bv1, b_bv2, b_first, b_count, b_tris, b_sbox, b_depth, b_mag, b_wide,
     matrix, first_only,
 ):  # fmt: skip
     """Colliding triangle pairs of two trees, as (2, n) slot pairs; n = -1: not rigid.
@@ -445,8 +505,8 @@ def collide(
     order, so a leaf's triangles are contiguous in memory.
     """
     return _one_pose(
-        a_bv0, a_bv1, a_bv2, a_first, a_count, a_tris, a_sbox, a_depth, a_mag,
-        b_bv0, b_bv1, b_bv2, b_first, b_count, b_tris, b_sbox, b_depth, b_mag,
+        a_bv0, a_bv1, a_bv2, a_first, a_count, a_tris, a_sbox, a_depth, a_mag, a_wide,
+        b_bv0, b_bv1, b_bv2, b_first, b_count, b_tris, b_sbox, b_depth, b_mag, b_wide,
         matrix, first_only,
     )  # fmt: skip
 
@@ -454,8 +514,8 @@ def collide(
 # inline="always": one call level less on a query of a few microseconds
 @njit(inline="always")
 def _one_pose(
-    a_bv0, a_bv1, a_bv2, a_first, a_count, a_tris, a_sbox, a_depth, a_mag,
-    b_bv0, b_bv1, b_bv2, b_first, b_count, b_tris, b_sbox, b_depth, b_mag,
+    a_bv0, a_bv1, a_bv2, a_first, a_count, a_tris, a_sbox, a_depth, a_mag, a_wide,
+    b_bv0, b_bv1, b_bv2, b_first, b_count, b_tris, b_sbox, b_depth, b_mag, b_wide,
     matrix, first_only,
 ):  # fmt: skip
     rot = np.empty((3, 3))
@@ -472,26 +532,27 @@ def _one_pose(
     b_bv0, b_bv1, b_bv2, b_first, b_count, b_tris, b_sbox = borrowed_tree(
         b_bv0, b_bv1, b_bv2, b_first, b_count, b_tris, b_sbox
     )
+    a_wide, b_wide = borrowed(a_wide), borrowed(b_wide)
     stack = np.empty((stack_rows(a_depth, b_depth), 2), np.intp)
     return _descend(
-        posed_bv(a_bv0, a_bv1, a_bv2, rot), a_first, a_count, a_tris, a_sbox,
-        posed_bv(b_bv0, b_bv1, b_bv2, rot), b_first, b_count, b_tris, b_sbox,
+        posed_bv(a_bv0, a_bv1, a_bv2, rot), a_first, a_count, a_tris, a_sbox, a_wide,
+        posed_bv(b_bv0, b_bv1, b_bv2, rot), b_first, b_count, b_tris, b_sbox, b_wide,
         rot, trans, query_slack(trans, a_mag, b_mag), stack, first_only, out, 0, 0, 0,
     )  # fmt: skip
 
 
 @njit(cache=True, nogil=True)
 def collide_any(
-    a_bv0, a_bv1, a_bv2, a_first, a_count, a_tris, a_sbox, a_depth, a_mag,
-    b_bv0, b_bv1, b_bv2, b_first, b_count, b_tris, b_sbox, b_depth, b_mag,
+    a_bv0, a_bv1, a_bv2, a_first, a_count, a_tris, a_sbox, a_depth, a_mag, a_wide,
+    b_bv0, b_bv1, b_bv2, b_first, b_count, b_tris, b_sbox, b_depth, b_mag, b_wide,
     matrix,
 ):  # fmt: skip
     """:func:`collide` stopping at the first pair: 1 when one crosses, 0 if none, -1 when
     ``matrix`` is not rigid. Returns no array: boxing one back to Python costs more than
     a far pose's whole query."""
     out, n = _one_pose(
-        a_bv0, a_bv1, a_bv2, a_first, a_count, a_tris, a_sbox, a_depth, a_mag,
-        b_bv0, b_bv1, b_bv2, b_first, b_count, b_tris, b_sbox, b_depth, b_mag,
+        a_bv0, a_bv1, a_bv2, a_first, a_count, a_tris, a_sbox, a_depth, a_mag, a_wide,
+        b_bv0, b_bv1, b_bv2, b_first, b_count, b_tris, b_sbox, b_depth, b_mag, b_wide,
         matrix, True,
     )  # fmt: skip
     return n

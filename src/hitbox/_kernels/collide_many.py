@@ -45,8 +45,8 @@ def face_pairs(slots, a_faces, b_faces):
 # apart (about 5 % per pose in the any mode)
 @njit(inline="always")
 def _many_serial(
-    a_bv0, a_bv1, a_bv2, a_first, a_count, a_tris, a_sbox, a_depth, a_mag,
-    b_bv0, b_bv1, b_bv2, b_first, b_count, b_tris, b_sbox, b_depth, b_mag,
+    a_bv0, a_bv1, a_bv2, a_first, a_count, a_tris, a_sbox, a_depth, a_mag, a_wide,
+    b_bv0, b_bv1, b_bv2, b_first, b_count, b_tris, b_sbox, b_depth, b_mag, b_wide,
     rots, transes, first_only, counts, a_faces, b_faces, flat, total, first_pose,
 ):  # fmt: skip
     """:func:`collide_many` on one thread, in one pass: each pose's pairs, as faces
@@ -75,6 +75,7 @@ def _many_serial(
     b_bv0, b_bv1, b_bv2, b_first, b_count, b_tris, b_sbox = borrowed_tree(
         b_bv0, b_bv1, b_bv2, b_first, b_count, b_tris, b_sbox
     )
+    a_wide, b_wide = borrowed(a_wide), borrowed(b_wide)
     rots, transes = borrowed(rots), borrowed(transes)
     stack = np.empty((stack_rows(a_depth, b_depth), 2), np.intp)
     out = np.empty((2, 16), np.intp)
@@ -91,8 +92,8 @@ def _many_serial(
                 continue
             witness_a = -1  # it failed once: unrelated poses would pay it every time
         out, n = _descend(
-            posed_bv(a_bv0, a_bv1, a_bv2, rots[p]), a_first, a_count, a_tris, a_sbox,
-            posed_bv(b_bv0, b_bv1, b_bv2, rots[p]), b_first, b_count, b_tris, b_sbox,
+            posed_bv(a_bv0, a_bv1, a_bv2, rots[p]), a_first, a_count, a_tris, a_sbox, a_wide,
+            posed_bv(b_bv0, b_bv1, b_bv2, rots[p]), b_first, b_count, b_tris, b_sbox, b_wide,
             rots[p], transes[p], query_slack(transes[p], a_mag, b_mag), stack,
             first_only, out, 0, 0, 0,
         )  # fmt: skip
@@ -120,22 +121,22 @@ def _many_serial(
 
 @njit(cache=True, nogil=True)
 def collide_many_serial(
-    a_bv0, a_bv1, a_bv2, a_first, a_count, a_tris, a_sbox, a_depth, a_mag,
-    b_bv0, b_bv1, b_bv2, b_first, b_count, b_tris, b_sbox, b_depth, b_mag,
+    a_bv0, a_bv1, a_bv2, a_first, a_count, a_tris, a_sbox, a_depth, a_mag, a_wide,
+    b_bv0, b_bv1, b_bv2, b_first, b_count, b_tris, b_sbox, b_depth, b_mag, b_wide,
     rots, transes, first_only, counts, a_faces, b_faces,
 ):  # fmt: skip
     """:func:`collide_many` on one thread (see :func:`_many_serial`)."""
     flat = np.empty((3, 64), np.intp)
     if first_only:
         _many_serial(
-            a_bv0, a_bv1, a_bv2, a_first, a_count, a_tris, a_sbox, a_depth, a_mag,
-            b_bv0, b_bv1, b_bv2, b_first, b_count, b_tris, b_sbox, b_depth, b_mag,
+            a_bv0, a_bv1, a_bv2, a_first, a_count, a_tris, a_sbox, a_depth, a_mag, a_wide,
+            b_bv0, b_bv1, b_bv2, b_first, b_count, b_tris, b_sbox, b_depth, b_mag, b_wide,
             rots, transes, True, counts, a_faces, b_faces, flat, 0, 0,
         )  # fmt: skip
         return flat[:, :0]
     flat, total = _many_serial(
-        a_bv0, a_bv1, a_bv2, a_first, a_count, a_tris, a_sbox, a_depth, a_mag,
-        b_bv0, b_bv1, b_bv2, b_first, b_count, b_tris, b_sbox, b_depth, b_mag,
+        a_bv0, a_bv1, a_bv2, a_first, a_count, a_tris, a_sbox, a_depth, a_mag, a_wide,
+        b_bv0, b_bv1, b_bv2, b_first, b_count, b_tris, b_sbox, b_depth, b_mag, b_wide,
         rots, transes, False, counts, a_faces, b_faces, flat, 0, 0,
     )  # fmt: skip
     return flat[:, :total]
@@ -143,8 +144,8 @@ def collide_many_serial(
 
 @njit(cache=True, nogil=True, parallel=True)
 def collide_many(
-    a_bv0, a_bv1, a_bv2, a_first, a_count, a_tris, a_sbox, a_depth, a_mag,
-    b_bv0, b_bv1, b_bv2, b_first, b_count, b_tris, b_sbox, b_depth, b_mag,
+    a_bv0, a_bv1, a_bv2, a_first, a_count, a_tris, a_sbox, a_depth, a_mag, a_wide,
+    b_bv0, b_bv1, b_bv2, b_first, b_count, b_tris, b_sbox, b_depth, b_mag, b_wide,
     rots, transes, first_only, counts, a_faces, b_faces, threads,
 ):  # fmt: skip
     """K poses of B at once, in parallel over poses (``threads``: numba's thread count,
@@ -173,8 +174,8 @@ def collide_many(
                 lo = c * n_poses // n_chunks
                 hi = (c + 1) * n_poses // n_chunks
                 collide_many_serial(
-                    a_bv0, a_bv1, a_bv2, a_first, a_count, a_tris, a_sbox, a_depth, a_mag,
-                    b_bv0, b_bv1, b_bv2, b_first, b_count, b_tris, b_sbox, b_depth, b_mag,
+                    a_bv0, a_bv1, a_bv2, a_first, a_count, a_tris, a_sbox, a_depth, a_mag, a_wide,
+                    b_bv0, b_bv1, b_bv2, b_first, b_count, b_tris, b_sbox, b_depth, b_mag, b_wide,
                     rots[lo:hi], transes[lo:hi], True, counts[lo:hi], a_faces, b_faces,
                 )  # fmt: skip
         return np.empty((3, 0), np.intp)
@@ -189,8 +190,8 @@ def collide_many(
         )  # a slice's type: what lanes return
     for lane in prange(lanes):
         parts[lane] = _lane_pairs(
-            a_bv0, a_bv1, a_bv2, a_first, a_count, a_tris, a_sbox, a_depth, a_mag,
-            b_bv0, b_bv1, b_bv2, b_first, b_count, b_tris, b_sbox, b_depth, b_mag,
+            a_bv0, a_bv1, a_bv2, a_first, a_count, a_tris, a_sbox, a_depth, a_mag, a_wide,
+            b_bv0, b_bv1, b_bv2, b_first, b_count, b_tris, b_sbox, b_depth, b_mag, b_wide,
             rots, transes, counts, a_faces, b_faces, lane, lanes, n_chunks,
         )  # fmt: skip
     return _merge_lanes(parts, counts, lanes, n_chunks)
@@ -198,8 +199,8 @@ def collide_many(
 
 @njit(cache=True, nogil=True)
 def _lane_pairs(
-    a_bv0, a_bv1, a_bv2, a_first, a_count, a_tris, a_sbox, a_depth, a_mag,
-    b_bv0, b_bv1, b_bv2, b_first, b_count, b_tris, b_sbox, b_depth, b_mag,
+    a_bv0, a_bv1, a_bv2, a_first, a_count, a_tris, a_sbox, a_depth, a_mag, a_wide,
+    b_bv0, b_bv1, b_bv2, b_first, b_count, b_tris, b_sbox, b_depth, b_mag, b_wide,
     rots, transes, counts, a_faces, b_faces, lane, lanes, n_chunks,
 ):  # fmt: skip
     """Every pair of the chunks dealt to ``lane`` (chunk c covers poses
@@ -212,8 +213,8 @@ def _lane_pairs(
         lo = c * n_poses // n_chunks
         hi = (c + 1) * n_poses // n_chunks
         buf, total = _many_serial(
-            a_bv0, a_bv1, a_bv2, a_first, a_count, a_tris, a_sbox, a_depth, a_mag,
-            b_bv0, b_bv1, b_bv2, b_first, b_count, b_tris, b_sbox, b_depth, b_mag,
+            a_bv0, a_bv1, a_bv2, a_first, a_count, a_tris, a_sbox, a_depth, a_mag, a_wide,
+            b_bv0, b_bv1, b_bv2, b_first, b_count, b_tris, b_sbox, b_depth, b_mag, b_wide,
             rots[lo:hi], transes[lo:hi], False, counts[lo:hi], a_faces, b_faces, buf,
             total, lo,
         )  # fmt: skip
