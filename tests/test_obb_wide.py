@@ -9,7 +9,9 @@ from numba import njit
 from hitbox import OBBs
 from hitbox._kernels import obb_wide as kw
 from hitbox._kernels.node_tests import (
+    MAY_MEET,
     as_bv,
+    obb_gap,
     overlap_xf,
     query_slack,
     skew_widening,
@@ -31,14 +33,22 @@ INSIDE = 1e-13
 
 @njit
 def _lane_bits(a_parts, b_parts, wide_a, wide_b, m, k, rot, trans, slack):
-    """(bits of m against k's wide children, bits of m's wide children against k)."""
+    """(codes of m against k's wide children, of m's wide children against k), clearances
+    in units of 1e-3."""
     a = as_bv(*a_parts)
     b = as_bv(*b_parts)
     widen = skew_widening(rot)
     return (
-        kw.b_lanes(a, m, wide_b, k, rot, trans, widen, slack),
-        kw.a_lanes(wide_a, m, b, k, rot, trans, widen, slack),
+        kw.b_lanes(a, m, wide_b, k, rot, trans, widen, slack, 1e3),
+        kw.a_lanes(wide_a, m, b, k, rot, trans, widen, slack, 1e3),
     )
+
+
+@njit
+def _gap(a_parts, i, b_parts, j, rot, trans, slack):
+    a = as_bv(*a_parts)
+    b = as_bv(*b_parts)
+    return obb_gap(a, i, b, j, rot, trans, skew_widening(rot), slack)
 
 
 @njit
@@ -96,15 +106,22 @@ def test_lanes_match_the_scalar_test_and_never_miss_an_overlap(seed, leaf_child,
                 assert x == -1
                 continue
             i, j = (0, x) if fixed == "a" else (x, 0)
-            lane_says = bool((bits >> lane) & 1)
+            code = kw.lane_code(bits, lane)
+            lane_says = code == 0
             scalar = _scalar(a_parts, i, b_parts, j, rot, trans, slack)
+            gap = _gap(a_parts, i, b_parts, j, rot, trans, slack)
+            assert (gap == MAY_MEET) == scalar
+            if not lane_says and gap >= 0.0:  # its clearance: the gap, rounded down
+                held = kw.clearance(code, 1e3)
+                assert held <= gap * (1 + 1e-9) + 1e-12
+                assert held >= min(gap, 65.0) - 1e-3 - 1e-9
             box_a = OBBs(*(p[i : i + 1] for p in a_parts))
             box_b = OBBs(*(p[j : j + 1] for p in moved_b))
-            gap = oracles.slack(box_a, box_b)[0] / oracles.size(box_a, box_b)[0]
-            if gap > INSIDE:
-                assert lane_says, (lane, gap)
-            if abs(gap) > BAND:
-                assert lane_says == scalar, (lane, gap)
+            rel = oracles.slack(box_a, box_b)[0] / oracles.size(box_a, box_b)[0]
+            if rel > INSIDE:
+                assert lane_says, (lane, rel)
+            if abs(rel) > BAND:
+                assert lane_says == scalar, (lane, rel)
 
 
 def test_an_empty_lane_node_meets_nothing():
@@ -122,7 +139,8 @@ def test_an_empty_lane_node_meets_nothing():
         a_parts, (center, half, rot_b), wide_a, wide_b, 0, 0, np.eye(3), np.zeros(3),
         1e-12,
     )  # fmt: skip
-    assert bits == 0b1101  # nodes 3, 5, 6 (lanes 0, 2, 3) meet A's big root, 4 not
+    meets = [kw.lane_code(bits, lane) == 0 for lane in range(kw.LANES)]
+    assert meets == [True, False, True, True]  # nodes 3, 5, 6 meet A's big root, 4 not
 
 
 def test_wide_rows_hold_grandchildren_or_leaf_children():

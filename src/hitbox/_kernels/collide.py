@@ -34,7 +34,7 @@ from hitbox._kernels.node_tests import (  # noqa: F401 (names the walk's users i
     turn_terms,
     turns,
 )
-from hitbox._kernels.obb_wide import LANES, a_lanes, b_lanes, lane_node
+from hitbox._kernels.obb_wide import LANES, a_lanes, b_lanes, lane_code, lane_node
 from hitbox._kernels.triangle_contact import CONTACT_SCRATCH, tri_tri_segment
 from hitbox._kernels.triangle_overlap import tri_tri_overlap
 from hitbox._kernels.triangle_points import load, load_xf
@@ -361,6 +361,13 @@ def _make_descend(kind):
     return descend
 
 
+@njit
+def roots_meet(a_bv, b_bv, rot, trans, slack):
+    """The root pair's node test (a caller that checks it first spares a pose of roots
+    apart the walk's call)."""
+    return overlap_xf(a_bv, 0, b_bv, 0, rot, trans, turns(rot), skew_widening(rot), slack)
+
+
 @njit(inline="always")
 def _wide_walk(
     a_bv, a_first, a_count, a_tris, a_sbox, a_wide,
@@ -401,18 +408,18 @@ def _wide_walk(
                 a_half[m, 0] + a_half[m, 1] + a_half[m, 2]
             )
         if split_b:
-            bits = b_lanes(a_bv, m, b_wide, k, rot, trans, widen, slack)
+            word = b_lanes(a_bv, m, b_wide, k, rot, trans, widen, slack, 0.0)
             for lane in range(LANES - 1, -1, -1):  # lane 0 walked first
                 child = lane_node(b_wide, k, lane)
-                if (bits >> lane) & 1 and child >= 0:
+                if lane_code(word, lane) == 0 and child >= 0:
                     stack[top, 0] = m
                     stack[top, 1] = child
                     top += 1
         else:
-            bits = a_lanes(a_wide, m, b_bv, k, rot, trans, widen, slack)
+            word = a_lanes(a_wide, m, b_bv, k, rot, trans, widen, slack, 0.0)
             for lane in range(LANES - 1, -1, -1):
                 child = lane_node(a_wide, m, lane)
-                if (bits >> lane) & 1 and child >= 0:
+                if lane_code(word, lane) == 0 and child >= 0:
                     stack[top, 0] = child
                     stack[top, 1] = k
                     top += 1
@@ -533,11 +540,16 @@ def _one_pose(
         b_bv0, b_bv1, b_bv2, b_first, b_count, b_tris, b_sbox
     )
     a_wide, b_wide = borrowed(a_wide), borrowed(b_wide)
+    a_bv = posed_bv(a_bv0, a_bv1, a_bv2, rot)
+    b_bv = posed_bv(b_bv0, b_bv1, b_bv2, rot)
+    slack = query_slack(trans, a_mag, b_mag)
+    if not roots_meet(a_bv, b_bv, rot, trans, slack):
+        return out, 0
     stack = np.empty((stack_rows(a_depth, b_depth), 2), np.intp)
     return _descend(
-        posed_bv(a_bv0, a_bv1, a_bv2, rot), a_first, a_count, a_tris, a_sbox, a_wide,
-        posed_bv(b_bv0, b_bv1, b_bv2, rot), b_first, b_count, b_tris, b_sbox, b_wide,
-        rot, trans, query_slack(trans, a_mag, b_mag), stack, first_only, out, 0, 0, 0,
+        a_bv, a_first, a_count, a_tris, a_sbox, a_wide,
+        b_bv, b_first, b_count, b_tris, b_sbox, b_wide,
+        rot, trans, slack, stack, first_only, out, 0, 0, 0,
     )  # fmt: skip
 
 

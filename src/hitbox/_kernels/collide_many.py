@@ -9,7 +9,7 @@ from numba import njit, prange
 from numba.typed import List
 
 from hitbox._kernels.borrowed import borrowed, borrowed_tree
-from hitbox._kernels.collide import _descend
+from hitbox._kernels.collide import _descend, roots_meet
 from hitbox._kernels.node_tests import posed_bv, query_slack, stack_rows
 from hitbox._kernels.triangle_overlap import tri_tri_overlap
 from hitbox._kernels.triangle_points import load, load_xf
@@ -91,11 +91,19 @@ def _many_serial(
                 counts[p] = 1
                 continue
             witness_a = -1  # it failed once: unrelated poses would pay it every time
+        rot, trans = rots[p], transes[p]
+        a_bv = posed_bv(a_bv0, a_bv1, a_bv2, rot)
+        b_bv = posed_bv(b_bv0, b_bv1, b_bv2, rot)
+        slack = query_slack(trans, a_mag, b_mag)
+        # the root pair here: a pose whose roots are apart (a third of a typical batch)
+        # skips the walk's call, whose entry counts references to its twenty arrays
+        if not roots_meet(a_bv, b_bv, rot, trans, slack):
+            counts[p] = 0
+            continue
         out, n = _descend(
-            posed_bv(a_bv0, a_bv1, a_bv2, rots[p]), a_first, a_count, a_tris, a_sbox, a_wide,
-            posed_bv(b_bv0, b_bv1, b_bv2, rots[p]), b_first, b_count, b_tris, b_sbox, b_wide,
-            rots[p], transes[p], query_slack(transes[p], a_mag, b_mag), stack,
-            first_only, out, 0, 0, 0,
+            a_bv, a_first, a_count, a_tris, a_sbox, a_wide,
+            b_bv, b_first, b_count, b_tris, b_sbox, b_wide,
+            rot, trans, slack, stack, first_only, out, 0, 0, 0,
         )  # fmt: skip
         counts[p] = n
         if first_only:

@@ -286,25 +286,12 @@ def _sat_rest(
 
 
 @njit(inline="always")
-def a_faces_apart(
-    t0, t1, t2, q00, q01, q02, q10, q11, q12, q20, q21, q22,
-    ha0, ha1, ha2, hb0, hb1, hb2, s,
-):  # fmt: skip
-    """Whether one of a's three face normals parts the boxes (terms of :func:`_sat_rest`),
-    without a branch (lanes of :mod:`hitbox._kernels.obb_wide` run it side by side)."""
-    return (
-        (abs(t0) > ha0 + hb0 * q00 + hb1 * q01 + hb2 * q02 + s)
-        | (abs(t1) > ha1 + hb0 * q10 + hb1 * q11 + hb2 * q12 + s)
-        | (abs(t2) > ha2 + hb0 * q20 + hb1 * q21 + hb2 * q22 + s)
-    )
-
-
-@njit(inline="always")
 def b_faces_apart(
     t0, t1, t2, r00, r01, r02, r10, r11, r12, r20, r21, r22,
     q00, q01, q02, q10, q11, q12, q20, q21, q22, ha0, ha1, ha2, hb0, hb1, hb2, s,
 ):  # fmt: skip
-    """Whether one of b's three face normals parts the boxes, without a branch."""
+    """Whether one of b's three face normals parts the boxes (terms of
+    :func:`_sat_rest`), without a branch."""
     return (
         (abs(t0 * r00 + t1 * r10 + t2 * r20) > ha0 * q00 + ha1 * q10 + ha2 * q20 + hb0 + s)
         | (abs(t0 * r01 + t1 * r11 + t2 * r21) > ha0 * q01 + ha1 * q11 + ha2 * q21 + hb1 + s)
@@ -317,7 +304,8 @@ def edges_apart(
     t0, t1, t2, r00, r01, r02, r10, r11, r12, r20, r21, r22,
     q00, q01, q02, q10, q11, q12, q20, q21, q22, ha0, ha1, ha2, hb0, hb1, hb2, s,
 ):  # fmt: skip
-    """Whether one of the nine edge-pair axes parts the boxes, without a branch."""
+    """Whether one of the nine edge-pair axes parts the boxes, without a branch (the
+    lanes of :mod:`hitbox._kernels.obb_wide` run it side by side)."""
     return (
         (abs(t2 * r10 - t1 * r20) > ha1 * q20 + ha2 * q10 + hb1 * q02 + hb2 * q01 + s)
         | (abs(t2 * r11 - t1 * r21) > ha1 * q21 + ha2 * q11 + hb0 * q02 + hb2 * q00 + s)

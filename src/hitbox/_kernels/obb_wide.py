@@ -19,7 +19,7 @@ few ulps, far inside the query's slack (:func:`~hitbox._kernels.node_tests.query
 import numpy as np
 from numba import njit
 
-from hitbox._kernels.node_tests import a_faces_apart, b_faces_apart, edges_apart
+from hitbox._kernels.node_tests import edges_apart
 
 #: Fields of a lane: centre (3), half extents (3), axes row-major (9), node id.
 FIELDS = 16
@@ -64,40 +64,79 @@ def lane_node(wide, p, lane):
     return int(wide[p, _ID, lane])
 
 
+#: Bits of a lane's code in the word :func:`b_lanes` and :func:`a_lanes` return.
+CODE_BITS = 16
+_CODE_MASK = (1 << CODE_BITS) - 1
+_CODE_TOP = float(_CODE_MASK - 1)
+
+
 @njit(inline="always")
-def _may_meet(
+def lane_code(word, lane):
+    """Lane ``lane``'s code in ``word``: 0 where the nodes may meet, else c >= 1: apart
+    by at least (c - 1) / inv_unit (see :func:`clearance`)."""
+    return (word >> (CODE_BITS * lane)) & _CODE_MASK
+
+
+@njit(inline="always")
+def clearance(code, inv_unit):
+    """The clearance a code of an apart lane promises (0 when inv_unit is 0)."""
+    return (code - 1) / inv_unit if inv_unit > 0.0 else 0.0
+
+
+@njit(inline="always")
+def _lane_code(
     t0, t1, t2, r00, r01, r02, r10, r11, r12, r20, r21, r22,
-    ha0, ha1, ha2, hb0, hb1, hb2, s,
+    ha0, ha1, ha2, hb0, hb1, hb2, s, inv_unit,
 ):  # fmt: skip
-    """All fifteen axes of the separating-axis test, without a branch; an empty node
-    (a negative half extent) meets nothing. As ``node_tests._obb_xf``."""
+    """One lane's verdict, without a branch, as a code (:func:`lane_code`): the
+    decisions of ``node_tests._obb_xf`` (all fifteen axes; an empty node, a negative
+    half extent, meets nothing) and the clearance of ``node_tests.obb_gap`` (the
+    largest face-normal gap) rounded down to a multiple of 1 / inv_unit, capped.
+
+    A code and not a float: the compiler vectorizes the lanes into an integer word
+    (an OR of shifted codes), not into four stores."""
     e = 1e-12
     q00, q01, q02 = abs(r00) + e, abs(r01) + e, abs(r02) + e
     q10, q11, q12 = abs(r10) + e, abs(r11) + e, abs(r12) + e
     q20, q21, q22 = abs(r20) + e, abs(r21) + e, abs(r22) + e
+    g = _max6(
+        abs(t0) - (ha0 + hb0 * q00 + hb1 * q01 + hb2 * q02 + s),
+        abs(t1) - (ha1 + hb0 * q10 + hb1 * q11 + hb2 * q12 + s),
+        abs(t2) - (ha2 + hb0 * q20 + hb1 * q21 + hb2 * q22 + s),
+        abs(t0 * r00 + t1 * r10 + t2 * r20) - (ha0 * q00 + ha1 * q10 + ha2 * q20 + hb0 + s),
+        abs(t0 * r01 + t1 * r11 + t2 * r21) - (ha0 * q01 + ha1 * q11 + ha2 * q21 + hb1 + s),
+        abs(t0 * r02 + t1 * r12 + t2 * r22) - (ha0 * q02 + ha1 * q12 + ha2 * q22 + hb2 + s),
+    )  # fmt: skip
+    empty = (min(ha0, ha1, ha2) < 0.0) | (min(hb0, hb1, hb2) < 0.0)
     apart = (
-        a_faces_apart(
-            t0, t1, t2, q00, q01, q02, q10, q11, q12, q20, q21, q22,
-            ha0, ha1, ha2, hb0, hb1, hb2, s,
-        )
-        | b_faces_apart(
-            t0, t1, t2, r00, r01, r02, r10, r11, r12, r20, r21, r22,
-            q00, q01, q02, q10, q11, q12, q20, q21, q22, ha0, ha1, ha2, hb0, hb1, hb2, s,
-        )
+        (g > 0.0)
+        | empty
         | edges_apart(
             t0, t1, t2, r00, r01, r02, r10, r11, r12, r20, r21, r22,
             q00, q01, q02, q10, q11, q12, q20, q21, q22, ha0, ha1, ha2, hb0, hb1, hb2, s,
         )
-        | (min(ha0, ha1, ha2) < 0.0)
-        | (min(hb0, hb1, hb2) < 0.0)
     )  # fmt: skip
-    return not apart
+    held = g if ((g > 0.0) & (g < np.inf) & ~empty) else 0.0
+    steps = min(held * inv_unit, _CODE_TOP)  # truncation rounds the clearance down
+    return np.int64(apart) * (1 + np.int64(steps))
 
 
 @njit(inline="always")
-def b_lanes(a, m, wide_b, k, rot, trans, widen, slack):
-    """A's node m against the wide children of B's node k (B moved by rot, trans):
-    bit l set where lane l may meet (unused lanes included: mask them by id)."""
+def _max6(x0, x1, x2, x3, x4, x5):
+    """The largest of six (selects, which vectorize; NaN where the scalar test has it
+    counts as not apart there too)."""
+    y0 = x0 if x0 > x1 else x1
+    y1 = x2 if x2 > x3 else x3
+    y2 = x4 if x4 > x5 else x5
+    y0 = y0 if y0 > y1 else y1
+    return y0 if y0 > y2 else y2
+
+
+@njit(inline="always")
+def b_lanes(a, m, wide_b, k, rot, trans, widen, slack, inv_unit):
+    """A's node m against the wide children of B's node k (B moved by rot, trans): a
+    word of the lanes' codes (:func:`lane_code`; unused lanes too: skip them by id),
+    clearances in units of 1 / inv_unit (0: none)."""
     A = a.rot
     # X = A_m^T rot and y = A_m^T (trans - c_m): each lane then needs X B_l, X c_l + y
     x00, x01, x02 = _col_t_rot(A, m, 0, rot)
@@ -111,14 +150,14 @@ def b_lanes(a, m, wide_b, k, rot, trans, widen, slack):
     y2 = A[m, 0, 2] * e0 + A[m, 1, 2] * e1 + A[m, 2, 2] * e2
     ha0, ha1, ha2 = a.half[m, 0], a.half[m, 1], a.half[m, 2]
     w = wide_b
-    bits = 0
+    word = 0
     for lane in range(LANES):
         c0, c1, c2 = w[k, 0, lane], w[k, 1, lane], w[k, 2, lane]
         hb0, hb1, hb2 = w[k, 3, lane], w[k, 4, lane], w[k, 5, lane]
         b00, b01, b02 = w[k, 6, lane], w[k, 7, lane], w[k, 8, lane]
         b10, b11, b12 = w[k, 9, lane], w[k, 10, lane], w[k, 11, lane]
         b20, b21, b22 = w[k, 12, lane], w[k, 13, lane], w[k, 14, lane]
-        meet = _may_meet(
+        code = _lane_code(
             x00 * c0 + x01 * c1 + x02 * c2 + y0,
             x10 * c0 + x11 * c1 + x12 * c2 + y1,
             x20 * c0 + x21 * c1 + x22 * c2 + y2,
@@ -131,16 +170,16 @@ def b_lanes(a, m, wide_b, k, rot, trans, widen, slack):
             x20 * b00 + x21 * b10 + x22 * b20,
             x20 * b01 + x21 * b11 + x22 * b21,
             x20 * b02 + x21 * b12 + x22 * b22,
-            ha0, ha1, ha2, hb0, hb1, hb2, slack + widen * (hb0 + hb1 + hb2),
+            ha0, ha1, ha2, hb0, hb1, hb2, slack + widen * (hb0 + hb1 + hb2), inv_unit,
         )  # fmt: skip
-        bits += np.int64(meet) << lane
-    return bits
+        word |= code << (CODE_BITS * lane)
+    return word
 
 
 @njit(inline="always")
-def a_lanes(wide_a, m, b, k, rot, trans, widen, slack):
-    """The wide children of A's node m against B's node k moved by (rot, trans): bit l
-    set where lane l may meet."""
+def a_lanes(wide_a, m, b, k, rot, trans, widen, slack, inv_unit):
+    """The wide children of A's node m against B's node k moved by (rot, trans): a word
+    of the lanes' codes, as :func:`b_lanes`."""
     B = b.rot
     # b's axes (columns) and centre in A's model frame, once for the four lanes
     m00, m10, m20 = _rot_col(rot, B, k, 0)
@@ -153,7 +192,7 @@ def a_lanes(wide_a, m, b, k, rot, trans, widen, slack):
     hb0, hb1, hb2 = b.half[k, 0], b.half[k, 1], b.half[k, 2]
     s = slack + widen * (hb0 + hb1 + hb2)
     w = wide_a
-    bits = 0
+    word = 0
     for lane in range(LANES):
         d0 = g0 - w[m, 0, lane]
         d1 = g1 - w[m, 1, lane]
@@ -161,7 +200,7 @@ def a_lanes(wide_a, m, b, k, rot, trans, widen, slack):
         a00, a01, a02 = w[m, 6, lane], w[m, 7, lane], w[m, 8, lane]
         a10, a11, a12 = w[m, 9, lane], w[m, 10, lane], w[m, 11, lane]
         a20, a21, a22 = w[m, 12, lane], w[m, 13, lane], w[m, 14, lane]
-        meet = _may_meet(
+        code = _lane_code(
             a00 * d0 + a10 * d1 + a20 * d2,
             a01 * d0 + a11 * d1 + a21 * d2,
             a02 * d0 + a12 * d1 + a22 * d2,
@@ -174,10 +213,10 @@ def a_lanes(wide_a, m, b, k, rot, trans, widen, slack):
             a02 * m00 + a12 * m10 + a22 * m20,
             a02 * m01 + a12 * m11 + a22 * m21,
             a02 * m02 + a12 * m12 + a22 * m22,
-            w[m, 3, lane], w[m, 4, lane], w[m, 5, lane], hb0, hb1, hb2, s,
+            w[m, 3, lane], w[m, 4, lane], w[m, 5, lane], hb0, hb1, hb2, s, inv_unit,
         )  # fmt: skip
-        bits += np.int64(meet) << lane
-    return bits
+        word |= code << (CODE_BITS * lane)
+    return word
 
 
 @njit(inline="always")
