@@ -8,7 +8,8 @@ Descent: a leaf against an inner node splits the inner node (in AABB and k-DOP t
 under a rotation, the leaf's triangles are moved once and their box walks the inner
 node's subtree: :func:`_make_descend`); two inner nodes split together (all four child
 pairs) in AABB, k-DOP and sphere trees, and the larger alone in OBB trees (Coal's
-``firstOverSecond``), whichever measured faster (:func:`splits_both`).
+``firstOverSecond``), whichever measured faster (:func:`splits_both`); an OBB node
+splits into its wide children, tested four at a time (:mod:`hitbox._kernels.obb_wide`).
 """
 
 import numpy as np
@@ -262,11 +263,12 @@ def _make_descend(kind):
         turned = turns(rot)
         widen = skew_widening(rot)
         if kind == "obb":
-            return _wide_walk(
-                a_bv, a_first, a_count, a_tris, a_sbox, a_wide,
-                b_bv, b_first, b_count, b_tris, b_sbox, b_wide,
-                rot, trans, slack, widen, stack, first_only, out, n, start_a, start_b,
-            )  # fmt: skip
+            # OBB trees: every pair on the stack was tested (the start pair here, the
+            # rest as lanes of their parent's split, :mod:`hitbox._kernels.obb_wide`)
+            if not overlap_xf(
+                a_bv, start_a, b_bv, start_b, rot, trans, True, widen, slack
+            ):
+                return out, n
         if walks:
             terms = turn_terms(rot)
             inv = inverse3(rot)
@@ -274,8 +276,10 @@ def _make_descend(kind):
         # what the split compares (:func:`size`), bound once outside the loop
         if kind == "slabs":
             a_size, b_size = a_bv, b_bv
-        else:
+        elif kind == "sphere":
             a_size, b_size = a_bv.radius, b_bv.radius
+        else:
+            a_size, b_size = a_bv.half, b_bv.half
         top = 1
         stack[0, 0] = start_a
         stack[0, 1] = start_b
@@ -286,7 +290,9 @@ def _make_descend(kind):
             if walks and turned:
                 if not _turned_boxes(a_bv, m, b_bv, k, terms, trans, widen, slack):
                     continue
-            elif not overlap_xf(a_bv, m, b_bv, k, rot, trans, turned, widen, slack):
+            elif kind != "obb" and not overlap_xf(
+                a_bv, m, b_bv, k, rot, trans, turned, widen, slack
+            ):
                 continue
             ca = a_count[m]
             cb = b_count[k]
@@ -297,6 +303,25 @@ def _make_descend(kind):
                 )  # fmt: skip
                 if done:
                     return out, n
+                continue
+            if kind == "obb":  # the larger node's wide children, tested at once
+                split_b = cb == 0 and (
+                    ca > 0
+                    or (b_size[k, 0] + b_size[k, 1] + b_size[k, 2])
+                    > (a_size[m, 0] + a_size[m, 1] + a_size[m, 2])
+                )
+                if split_b:
+                    word = b_lanes(a_bv, m, b_wide, k, rot, trans, widen, slack, 0.0)
+                else:
+                    word = a_lanes(a_wide, m, b_bv, k, rot, trans, widen, slack, 0.0)
+                for lane in range(LANES - 1, -1, -1):  # lane 0 walked first
+                    child = lane_node(
+                        b_wide if split_b else a_wide, k if split_b else m, lane
+                    )
+                    if lane_code(word, lane) == 0 and child >= 0:
+                        stack[top, 0] = m if split_b else child
+                        stack[top, 1] = child if split_b else k
+                        top += 1
                 continue
             if walks and turned and ((ca > 0) != (cb > 0)):
                 if cb > 0:
@@ -366,64 +391,6 @@ def roots_meet(a_bv, b_bv, rot, trans, slack):
     """The root pair's node test (a caller that checks it first spares a pose of roots
     apart the walk's call)."""
     return overlap_xf(a_bv, 0, b_bv, 0, rot, trans, turns(rot), skew_widening(rot), slack)
-
-
-@njit(inline="always")
-def _wide_walk(
-    a_bv, a_first, a_count, a_tris, a_sbox, a_wide,
-    b_bv, b_first, b_count, b_tris, b_sbox, b_wide,
-    rot, trans, slack, widen, stack, first_only, out, n, start_a, start_b,
-):  # fmt: skip
-    """:func:`_make_descend`'s walk of two OBB trees: the start pair by the scalar test,
-    then each overlapping pair of inner nodes splits the larger (a leaf never splits)
-    into its wide children, all tested at once against the other node
-    (:mod:`hitbox._kernels.obb_wide`); the pairs that may meet are pushed, so every
-    popped pair overlaps."""
-    if not overlap_xf(a_bv, start_a, b_bv, start_b, rot, trans, True, widen, slack):
-        return out, n
-    a_half, b_half = a_bv.half, b_bv.half
-    top = 1
-    stack[0, 0] = start_a
-    stack[0, 1] = start_b
-    while top > 0:
-        top -= 1
-        m = stack[top, 0]
-        k = stack[top, 1]
-        ca = a_count[m]
-        cb = b_count[k]
-        if ca > 0 and cb > 0:
-            out, n, done = _leaf_pair(
-                a_tris, a_sbox, a_first[m], ca, b_tris, b_first[k], cb,
-                rot, trans, first_only, out, n,
-            )  # fmt: skip
-            if done:
-                return out, n
-            continue
-        if cb > 0:
-            split_b = False
-        elif ca > 0:
-            split_b = True
-        else:
-            split_b = (b_half[k, 0] + b_half[k, 1] + b_half[k, 2]) > (
-                a_half[m, 0] + a_half[m, 1] + a_half[m, 2]
-            )
-        if split_b:
-            word = b_lanes(a_bv, m, b_wide, k, rot, trans, widen, slack, 0.0)
-            for lane in range(LANES - 1, -1, -1):  # lane 0 walked first
-                child = lane_node(b_wide, k, lane)
-                if lane_code(word, lane) == 0 and child >= 0:
-                    stack[top, 0] = m
-                    stack[top, 1] = child
-                    top += 1
-        else:
-            word = a_lanes(a_wide, m, b_bv, k, rot, trans, widen, slack, 0.0)
-            for lane in range(LANES - 1, -1, -1):
-                child = lane_node(a_wide, m, lane)
-                if lane_code(word, lane) == 0 and child >= 0:
-                    stack[top, 0] = child
-                    stack[top, 1] = k
-                    top += 1
-    return out, n
 
 
 @njit(inline="always")

@@ -221,14 +221,11 @@ def obb_gap(a, i, b, j, rot, trans, widen, slack):
         t0, t1, t2, r00, r01, r02, r10, r11, r12, r20, r21, r22,
         q00, q01, q02, q10, q11, q12, q20, q21, q22, s,
     ) = _obb_terms(a, i, b, j, rot, trans, widen, slack)  # fmt: skip
-    gap = max(
-        abs(t0) - (ha0 + hb0 * q00 + hb1 * q01 + hb2 * q02 + s),
-        abs(t1) - (ha1 + hb0 * q10 + hb1 * q11 + hb2 * q12 + s),
-        abs(t2) - (ha2 + hb0 * q20 + hb1 * q21 + hb2 * q22 + s),
-        abs(t0 * r00 + t1 * r10 + t2 * r20) - (ha0 * q00 + ha1 * q10 + ha2 * q20 + hb0 + s),
-        abs(t0 * r01 + t1 * r11 + t2 * r21) - (ha0 * q01 + ha1 * q11 + ha2 * q21 + hb1 + s),
-        abs(t0 * r02 + t1 * r12 + t2 * r22) - (ha0 * q02 + ha1 * q12 + ha2 * q22 + hb2 + s),
+    g0, g1, g2, g3, g4, g5 = face_gaps(
+        (t0, t1, t2), (r00, r01, r02, r10, r11, r12, r20, r21, r22),
+        (q00, q01, q02, q10, q11, q12, q20, q21, q22), (ha0, ha1, ha2), (hb0, hb1, hb2), s,
     )  # fmt: skip
+    gap = max(g0, g1, g2, g3, g4, g5)
     if gap > 0.0 and gap < np.inf:
         return gap
     if gap > 0.0 or not _sat_rest(
@@ -274,10 +271,11 @@ def _sat_rest(
     """
     # b's face normals, then the nine edge pairs: each group in one branch (which axis
     # separates is unpredictable, and mispredicted early exits cost more than the tests)
-    if b_faces_apart(
-        t0, t1, t2, r00, r01, r02, r10, r11, r12, r20, r21, r22,
-        q00, q01, q02, q10, q11, q12, q20, q21, q22, ha0, ha1, ha2, hb0, hb1, hb2, s,
-    ):  # fmt: skip
+    _, _, _, g3, g4, g5 = face_gaps(
+        (t0, t1, t2), (r00, r01, r02, r10, r11, r12, r20, r21, r22),
+        (q00, q01, q02, q10, q11, q12, q20, q21, q22), (ha0, ha1, ha2), (hb0, hb1, hb2), s,
+    )  # fmt: skip
+    if (g3 > 0.0) | (g4 > 0.0) | (g5 > 0.0):
         return False
     return not edges_apart(
         t0, t1, t2, r00, r01, r02, r10, r11, r12, r20, r21, r22,
@@ -286,16 +284,23 @@ def _sat_rest(
 
 
 @njit(inline="always")
-def b_faces_apart(
-    t0, t1, t2, r00, r01, r02, r10, r11, r12, r20, r21, r22,
-    q00, q01, q02, q10, q11, q12, q20, q21, q22, ha0, ha1, ha2, hb0, hb1, hb2, s,
-):  # fmt: skip
-    """Whether one of b's three face normals parts the boxes (terms of
-    :func:`_sat_rest`), without a branch."""
+def face_gaps(t, r, q, ha, hb, s):
+    """How far a's three face normals, then b's, part the boxes (positive: apart along
+    that normal), from the terms of :func:`_sat_rest` as tuples: t (3), r and q (9, row
+    by row), ha, hb (3) and the slack s. A difference of floats has the sign of their
+    comparison, so these decide as the comparisons would."""
+    t0, t1, t2 = t
+    r00, r01, r02, r10, r11, r12, r20, r21, r22 = r
+    q00, q01, q02, q10, q11, q12, q20, q21, q22 = q
+    ha0, ha1, ha2 = ha
+    hb0, hb1, hb2 = hb
     return (
-        (abs(t0 * r00 + t1 * r10 + t2 * r20) > ha0 * q00 + ha1 * q10 + ha2 * q20 + hb0 + s)
-        | (abs(t0 * r01 + t1 * r11 + t2 * r21) > ha0 * q01 + ha1 * q11 + ha2 * q21 + hb1 + s)
-        | (abs(t0 * r02 + t1 * r12 + t2 * r22) > ha0 * q02 + ha1 * q12 + ha2 * q22 + hb2 + s)
+        abs(t0) - (ha0 + hb0 * q00 + hb1 * q01 + hb2 * q02 + s),
+        abs(t1) - (ha1 + hb0 * q10 + hb1 * q11 + hb2 * q12 + s),
+        abs(t2) - (ha2 + hb0 * q20 + hb1 * q21 + hb2 * q22 + s),
+        abs(t0 * r00 + t1 * r10 + t2 * r20) - (ha0 * q00 + ha1 * q10 + ha2 * q20 + hb0 + s),
+        abs(t0 * r01 + t1 * r11 + t2 * r21) - (ha0 * q01 + ha1 * q11 + ha2 * q21 + hb1 + s),
+        abs(t0 * r02 + t1 * r12 + t2 * r22) - (ha0 * q02 + ha1 * q12 + ha2 * q22 + hb2 + s),
     )  # fmt: skip
 
 

@@ -19,7 +19,7 @@ few ulps, far inside the query's slack (:func:`~hitbox._kernels.node_tests.query
 import numpy as np
 from numba import njit
 
-from hitbox._kernels.node_tests import edges_apart
+from hitbox._kernels.node_tests import edges_apart, face_gaps
 
 #: Fields of a lane: centre (3), half extents (3), axes row-major (9), node id.
 FIELDS = 16
@@ -99,14 +99,11 @@ def _lane_code(
     q00, q01, q02 = abs(r00) + e, abs(r01) + e, abs(r02) + e
     q10, q11, q12 = abs(r10) + e, abs(r11) + e, abs(r12) + e
     q20, q21, q22 = abs(r20) + e, abs(r21) + e, abs(r22) + e
-    g = _max6(
-        abs(t0) - (ha0 + hb0 * q00 + hb1 * q01 + hb2 * q02 + s),
-        abs(t1) - (ha1 + hb0 * q10 + hb1 * q11 + hb2 * q12 + s),
-        abs(t2) - (ha2 + hb0 * q20 + hb1 * q21 + hb2 * q22 + s),
-        abs(t0 * r00 + t1 * r10 + t2 * r20) - (ha0 * q00 + ha1 * q10 + ha2 * q20 + hb0 + s),
-        abs(t0 * r01 + t1 * r11 + t2 * r21) - (ha0 * q01 + ha1 * q11 + ha2 * q21 + hb1 + s),
-        abs(t0 * r02 + t1 * r12 + t2 * r22) - (ha0 * q02 + ha1 * q12 + ha2 * q22 + hb2 + s),
+    g0, g1, g2, g3, g4, g5 = face_gaps(
+        (t0, t1, t2), (r00, r01, r02, r10, r11, r12, r20, r21, r22),
+        (q00, q01, q02, q10, q11, q12, q20, q21, q22), (ha0, ha1, ha2), (hb0, hb1, hb2), s,
     )  # fmt: skip
+    g = _max6(g0, g1, g2, g3, g4, g5)
     empty = (min(ha0, ha1, ha2) < 0.0) | (min(hb0, hb1, hb2) < 0.0)
     apart = (
         (g > 0.0)
