@@ -21,7 +21,7 @@ NONE = np.zeros(0, np.int64)
 def _walk(
     pose, first_only, old, cap=1 << 15, reach=REACH, mesh=MESH, toward=(NONE, NONE)
 ):
-    bv0, bv1, bv2, first, count, tris, sbox, depth, mag, _ = mesh._args
+    bv0, bv1, bv2, first, count, tris, sbox, depth, mag = mesh._args
     new = np.zeros(cap, np.int64)
     out, n, n_new = front_walk(
         bv0, bv1, bv2, first, count, tris, sbox, mag,

@@ -374,8 +374,9 @@ def test_parallel_many_poses_answer_every_pose_once(small, n_poses, first_only):
     rots, transes, _ = v.as_transforms(placements)
     expected = np.full(n_poses, -7, np.intp)
     faces = (mesh.bvh.prim_order, mesh.bvh.prim_order)
+    walk = mesh._walk_args()
     serial = _collide_many.collide_many_serial(
-        *mesh._args, *mesh._args, rots, transes, first_only, expected, *faces
+        *walk, *walk, rots, transes, first_only, expected, *faces
     )
     assert (expected >= 0).all()
     threads = numba.get_num_threads()
@@ -386,7 +387,7 @@ def test_parallel_many_poses_answer_every_pose_once(small, n_poses, first_only):
             numba.set_num_threads(n_threads)
             counts = np.full(n_poses, -7, np.intp)
             flat = _collide_many.collide_many(
-                *mesh._args, *mesh._args, rots, transes, first_only, counts, *faces,
+                *walk, *walk, rots, transes, first_only, counts, *faces,
                 n_threads,
             )  # fmt: skip
             np.testing.assert_array_equal(counts, expected)

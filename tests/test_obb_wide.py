@@ -147,19 +147,24 @@ def test_wide_rows_hold_grandchildren_or_leaf_children():
     v, f = torus_mesh(2000)
     mesh = TriangleMesh(v, f, leaf_size=3)
     first, count = mesh.bvh.node_first, mesh.bvh.node_count
-    wide = mesh._args[-1]
-    assert wide.shape == (len(first), kw.FIELDS, kw.LANES)
+    assert mesh._wide is None  # built by the first collision query, not before
+    mesh.intersect(mesh, np.eye(4))
+    wide = mesh._walk_args()[-1]
+    inner = np.flatnonzero(count == 0)
+    assert wide.shape == (len(inner), kw.FIELDS, kw.LANES)
+    rows = [kw.wide_row(first, p) for p in inner]
+    assert sorted(rows) == list(range(len(inner)))  # one row per inner node, none spare
     seen = np.zeros(len(first), int)
-    for p in np.flatnonzero(count == 0):
+    for p, row in zip(inner, rows, strict=True):
         expect = []
         for child in (first[p], first[p] + 1):
             expect += [child] if count[child] else [first[child], first[child] + 1]
-        got = [kw.lane_node(wide, p, lane) for lane in range(kw.LANES)]
+        got = [kw.lane_node(wide, row, lane) for lane in range(kw.LANES)]
         assert got == expect + [-1] * (kw.LANES - len(expect))
         for lane, x in enumerate(expect):
-            np.testing.assert_array_equal(wide[p, 0:3, lane], mesh._args[0][x])
-            np.testing.assert_array_equal(wide[p, 3:6, lane], mesh._args[1][x])
-            np.testing.assert_array_equal(wide[p, 6:15, lane], mesh._args[2][x].ravel())
+            np.testing.assert_array_equal(wide[row, 0:3, lane], mesh._args[0][x])
+            np.testing.assert_array_equal(wide[row, 3:6, lane], mesh._args[1][x])
+            np.testing.assert_array_equal(wide[row, 6:15, lane], mesh._args[2][x].ravel())
             seen[x] += 1
     # every node but the root and its inner children is some row's lane (a leaf whose
     # parent is not the root, twice: its grandparent's and its parent's)
@@ -174,5 +179,5 @@ def test_wide_rows_hold_grandchildren_or_leaf_children():
 
 def test_other_node_kinds_carry_no_wide_table():
     v, f = torus_mesh(200)
-    assert TriangleMesh(v, f, node="aabb")._args[-1].shape[0] == 0
-    assert TriangleMesh(v, f, node="sphere")._args[-1].shape[0] == 0
+    assert TriangleMesh(v, f, node="aabb")._walk_args()[-1].shape[0] == 0
+    assert TriangleMesh(v, f, node="sphere")._walk_args()[-1].shape[0] == 0

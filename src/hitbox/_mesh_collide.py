@@ -107,9 +107,11 @@ class MeshCollisions:
                 return self._twin(g).intersect(other._twin(g), scaled, mode=mode,
                                                inside=inside)  # fmt: skip
         if mode == "any":
-            n = _collide.collide_any(*self._args, *other._args, matrix)
+            n = _collide.collide_any(*self._walk_args(), *other._walk_args(), matrix)
         else:
-            out, n = _collide.collide(*self._args, *other._args, matrix, False)
+            out, n = _collide.collide(
+                *self._walk_args(), *other._walk_args(), matrix, False
+            )
         if n < 0:
             v.as_transform(matrix, "transform", rigid=True)  # names the problem
             raise ValueError("transform must be rigid (a rotation and a translation)")
@@ -202,12 +204,18 @@ class MeshCollisions:
         faces = (a.bvh.prim_order, b.bvh.prim_order)
         if len(rots) >= PARALLEL_MIN_POSES and (threads > 1 or mode == "any"):
             flat = _many.collide_many(
-                *a._args, *b._args, rots, transes, mode == "any", counts, *faces,
+                *a._walk_args(), *b._walk_args(), rots, transes, mode == "any", counts, *faces,
                 threads,
             )  # fmt: skip
         else:
             flat = _many.collide_many_serial(
-                *a._args, *b._args, rots, transes, mode == "any", counts, *faces
+                *a._walk_args(),
+                *b._walk_args(),
+                rots,
+                transes,
+                mode == "any",
+                counts,
+                *faces,
             )
         if mode == "any":
             hit = counts > 0

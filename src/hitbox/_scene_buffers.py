@@ -32,7 +32,7 @@ def _tree_floats(mesh, verts):
     boxes, slot triangles and boxes, the used vertices (3, V), and the node magnitude
     followed by the reach (the largest distance of a vertex from the model origin,
     rounded up: :mod:`hitbox._kernels.front` bounds motion with it)."""
-    bv0, bv1, bv2, _, _, tris, sbox, _, mag, _ = mesh._args
+    bv0, bv1, bv2, _, _, tris, sbox, _, mag = mesh._args
     with np.errstate(over="ignore", invalid="ignore"):
         big = float(np.abs(verts).max(initial=0.0))  # squares at this scale: no underflow
         unit = verts / big if 0.0 < big < np.inf else verts
@@ -191,7 +191,7 @@ class SceneBuffers:
         f_at = sum(len(h) for h in self._hulls)
         i_at = 1 + meta.size  # after the count and the table
         for t, (mesh, verts) in enumerate(self._trees):
-            _, _, _, first, count, tris, _, depth, _, _ = mesh._args
+            _, _, _, first, count, tris, _, depth, _ = mesh._args
             for col, arr in _tree_floats(mesh, verts):
                 meta[t, col] = f_at
                 floats.append(np.ravel(arr))

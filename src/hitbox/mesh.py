@@ -53,7 +53,7 @@ class TriangleMesh(MeshCollisions, MeshProbes):
     """
 
     __slots__ = (
-        "vertices", "faces", "bvh", "_slot_tris", "_args", "_closed", "_boxes", "_kinds",
+        "vertices", "faces", "bvh", "_slot_tris", "_args", "_wide", "_closed", "_boxes", "_kinds",
         "_grid", "_magnitude", "_twins", "_asked", "_convex", "_fans",
         "_hull", "_partner",
     )  # fmt: skip
@@ -97,17 +97,28 @@ class TriangleMesh(MeshCollisions, MeshProbes):
         slot_box.flags.writeable = False
         # the traversal's arguments, gathered once and all plain arrays: a single query
         # must stay a few microseconds (see _kernels.collide.collide)
-        parts = _collide.node_parts(bvh.node_bv)
         self._args = (
-            *parts,
+            *_collide.node_parts(bvh.node_bv),
             bvh.node_first,
             bvh.node_count,
             slot_tris,
             slot_box,
             bvh.depth,
             _collide.node_magnitude(bvh.node_bv),
-            wide_part(parts, bvh.node_first, bvh.node_count),
         )
+        self._wide = (
+            None  # the collision walks' arguments, with the wide table, on demand
+        )
+
+    def _walk_args(self):
+        """:attr:`_args` and the OBB tree's wide table (:mod:`hitbox._kernels.obb_wide`),
+        what the collision walks take. The table is built by the first collision query:
+        it holds about 160 bytes a triangle (twice the node boxes), which meshes used
+        only for rays, points or distances never read."""
+        if self._wide is None:
+            a = self._args
+            self._wide = (*a, wide_part(a[:3], self.bvh.node_first, self.bvh.node_count))
+        return self._wide
 
     # -- construction ----------------------------------------------------------------------
 

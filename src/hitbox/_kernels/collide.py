@@ -35,7 +35,14 @@ from hitbox._kernels.node_tests import (  # noqa: F401 (names the walk's users i
     turn_terms,
     turns,
 )
-from hitbox._kernels.obb_wide import LANES, a_lanes, b_lanes, lane_code, lane_node
+from hitbox._kernels.obb_wide import (
+    LANES,
+    a_lanes,
+    b_lanes,
+    lane_code,
+    lane_node,
+    wide_row,
+)
 from hitbox._kernels.triangle_contact import CONTACT_SCRATCH, tri_tri_segment
 from hitbox._kernels.triangle_overlap import tri_tri_overlap
 from hitbox._kernels.triangle_points import load, load_xf
@@ -311,13 +318,13 @@ def _make_descend(kind):
                     > (a_size[m, 0] + a_size[m, 1] + a_size[m, 2])
                 )
                 if split_b:
-                    word = b_lanes(a_bv, m, b_wide, k, rot, trans, widen, slack, 0.0)
+                    row = wide_row(b_first, k)
+                    word = b_lanes(a_bv, m, b_wide, row, rot, trans, widen, slack, 0.0)
                 else:
-                    word = a_lanes(a_wide, m, b_bv, k, rot, trans, widen, slack, 0.0)
+                    row = wide_row(a_first, m)
+                    word = a_lanes(a_wide, row, b_bv, k, rot, trans, widen, slack, 0.0)
                 for lane in range(LANES - 1, -1, -1):  # lane 0 walked first
-                    child = lane_node(
-                        b_wide if split_b else a_wide, k if split_b else m, lane
-                    )
+                    child = lane_node(b_wide if split_b else a_wide, row, lane)
                     if lane_code(word, lane) == 0 and child >= 0:
                         stack[top, 0] = m if split_b else child
                         stack[top, 1] = child if split_b else k

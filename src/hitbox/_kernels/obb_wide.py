@@ -29,17 +29,18 @@ _ID = 15
 
 @njit(cache=True, nogil=True)
 def wide_table(center, half, rot, first, count):
-    """(n, FIELDS, LANES) float64: row p holds inner node p's wide children, lane by
-    lane (unused lanes copy lane 0 with id -1); rows of leaves are unused. Node ids
-    are stored as floats (exact below 2**53)."""
+    """((n - 1) // 2, FIELDS, LANES) float64: row :func:`wide_row` (p) holds inner node
+    p's wide children, lane by lane (unused lanes copy lane 0 with id -1). Node ids are
+    stored as floats (exact below 2**53). Leaves have no row."""
     n = len(first)
-    wide = np.zeros((n, FIELDS, LANES))
+    wide = np.zeros(((n - 1) // 2, FIELDS, LANES))
     lanes = np.empty(LANES, np.intp)
-    for p in range(n):
-        if count[p] > 0:
+    for node in range(n):
+        if count[node] > 0:
             continue
+        p = wide_row(first, node)
         used = 0
-        for child in (first[p], first[p] + 1):
+        for child in (first[node], first[node] + 1):
             if count[child] > 0:
                 lanes[used] = child
                 used += 1
@@ -56,6 +57,14 @@ def wide_table(center, half, rot, first, count):
                     wide[p, 6 + 3 * d + c, lane] = rot[x, d, c]
             wide[p, _ID, lane] = x if lane < used else -1.0
     return wide
+
+
+@njit(inline="always")
+def wide_row(first, node):
+    """Inner node ``node``'s row of the wide table. Children come in pairs after the root
+    (1, 2), (3, 4), ... (:mod:`hitbox.bvh`), so a pair's first child is odd and the
+    pairs number the inner nodes: only they have rows, half the nodes."""
+    return first[node] >> 1
 
 
 @njit(inline="always")
@@ -131,9 +140,9 @@ def _max6(x0, x1, x2, x3, x4, x5):
 
 @njit(inline="always")
 def b_lanes(a, m, wide_b, k, rot, trans, widen, slack, inv_unit):
-    """A's node m against the wide children of B's node k (B moved by rot, trans): a
-    word of the lanes' codes (:func:`lane_code`; unused lanes too: skip them by id),
-    clearances in units of 1 / inv_unit (0: none)."""
+    """A's node m against the wide children in row k of B's table (:func:`wide_row`; B
+    moved by rot, trans): a word of the lanes' codes (:func:`lane_code`; unused lanes
+    too: skip them by id), clearances in units of 1 / inv_unit (0: none)."""
     A = a.rot
     # X = A_m^T rot and y = A_m^T (trans - c_m): each lane then needs X B_l, X c_l + y
     x00, x01, x02 = _col_t_rot(A, m, 0, rot)
@@ -175,7 +184,7 @@ def b_lanes(a, m, wide_b, k, rot, trans, widen, slack, inv_unit):
 
 @njit(inline="always")
 def a_lanes(wide_a, m, b, k, rot, trans, widen, slack, inv_unit):
-    """The wide children of A's node m against B's node k moved by (rot, trans): a word
+    """The wide children in row m of A's table against B's node k moved by (rot, trans): a word
     of the lanes' codes, as :func:`b_lanes`."""
     B = b.rot
     # b's axes (columns) and centre in A's model frame, once for the four lanes
