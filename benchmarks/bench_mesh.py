@@ -24,12 +24,26 @@ def _rotation(rng):
     return q
 
 
-def make_poses(mesh_a, mesh_b, n, seed=0):
-    """n poses of B in A's frame: n/3 colliding, n/3 near misses (gap < 5 %), n/3 apart.
+def _bounding_sphere(mesh):
+    """(centre, radius) of a sphere about the vertices' box centre holding every vertex."""
+    v = mesh.vertices
+    c = 0.5 * (v.min(axis=0) + v.max(axis=0))
+    return c, float(np.sqrt(((v - c) ** 2).sum(axis=1)).max())
+
+
+def make_poses(mesh_a, mesh_b, n, seed=0, near="gap"):
+    """n poses of B in A's frame: n/3 colliding, n/3 near misses, n/3 apart (bounding
+    spheres apart).
 
     For each random rotation and direction, bisect the distance along the direction at
-    which the two meshes stop touching, then place B inside, just outside, or far.
+    which the two meshes stop touching, then place B inside, just outside, or far. A
+    near miss is ``near="gap"``: farther than that distance by 0.5-5 %; ``"spheres"``:
+    anywhere farther along the direction while the bounding spheres still overlap (the
+    issue's mix: a user's poses are not all grazing).
     """
+    if near not in ("gap", "spheres"):
+        raise ValueError(f"near must be 'gap' or 'spheres', got {near!r}")
+    (ca, ra), (cb, rb) = _bounding_sphere(mesh_a), _bounding_sphere(mesh_b)
     rng = np.random.default_rng(seed)
     kinds, out = [], []
     reach = 4.0
@@ -55,7 +69,12 @@ def make_poses(mesh_a, mesh_b, n, seed=0):
             1: hi * (1 + rng.uniform(0.005, 0.05)),
             2: reach,
         }[kind]
+        if kind == 1 and near == "spheres":
+            s = rng.uniform(hi, reach)
         T = pose(s)
+        gap = np.linalg.norm(rot @ cb + s * d - ca) - (ra + rb)
+        if kind == 1 and gap > 0.0 or kind == 2 and gap <= 0.0:
+            continue
         if kind != 0 and mesh_a.intersect(mesh_b, T):
             continue
         kinds.append(("colliding", "near", "apart")[kind])
@@ -207,27 +226,34 @@ def _scene_rows(name, va, fa, vb, fb, n_poses, quick):
             }
         )
 
-    # many poses in one call vs a Python loop over python-fcl, interleaved
-    batches = {
-        k: lambda a=meshes_a[k], b=meshes_b[k]: a.intersect_many(b, poses)
-        for k in ("obb", "aabb")
-    }
-    for batch in batches.values():
-        assert np.array_equal(batch(), fcl_answers)
-    t_loop, t_batch, t_first = _loop_and_batches(fcl_any, batches, poses)
-    for k, t_many in t_batch.items():
-        rows.append(
-            {
-                "scene": name,
-                "query": f"any, {len(poses)} poses in one call",
-                "node": k,
-                "hitbox_us": t_many / len(poses) * 1e6,
-                "fcl_us": t_loop.mean() * 1e6,
-                "ratio_vs_fcl": t_loop.mean() / (t_many / len(poses)),
-                "hitbox_first_call_us": t_first[k] / len(poses) * 1e6,
-                "first_call_ratio_vs_fcl": t_loop.mean() / (t_first[k] / len(poses)),
-            }
-        )
+    # many poses in one call vs a Python loop over python-fcl, interleaved, on both
+    # mixes of near misses (grazing, and anywhere the bounding spheres overlap)
+    mixes = {"near misses grazing": (poses, fcl_answers)}
+    wide, _ = make_poses(
+        meshes_a["obb"], meshes_b["obb"], n_poses, seed=1, near="spheres"
+    )
+    mixes["near: bounding spheres overlap"] = (wide, np.array([fcl_any(T) for T in wide]))
+    for mix, (these, answers) in mixes.items():
+        batches = {
+            k: lambda a=meshes_a[k], b=meshes_b[k], P=these: a.intersect_many(b, P)
+            for k in ("obb", "aabb")
+        }
+        for batch in batches.values():
+            assert np.array_equal(batch(), answers)
+        t_loop, t_batch, t_first = _loop_and_batches(fcl_any, batches, these)
+        for k, t_many in t_batch.items():
+            rows.append(
+                {
+                    "scene": name,
+                    "query": f"any, {len(these)} poses in one call, {mix}",
+                    "node": k,
+                    "hitbox_us": t_many / len(these) * 1e6,
+                    "fcl_us": t_loop.mean() * 1e6,
+                    "ratio_vs_fcl": t_loop.mean() / (t_many / len(these)),
+                    "hitbox_first_call_us": t_first[k] / len(these) * 1e6,
+                    "first_call_ratio_vs_fcl": t_loop.mean() / (t_first[k] / len(these)),
+                }
+            )
     rows.append(_parallel_all_row(name, meshes_a["obb"], meshes_b["obb"], poses))
     return rows
 
