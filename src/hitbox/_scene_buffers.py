@@ -29,10 +29,11 @@ assert _F_OFFSET[-1] == _kl.NF and len(_kl.I_FIELDS) == _kl.NI
 
 def _tree_floats(mesh, verts):
     """(meta column, array) of what tree_f holds of an OBB-tree mesh: the node OBBs and
-    boxes, slot triangles and boxes, the used vertices (3, V), and the node magnitude
+    boxes, slot triangles and boxes, the used vertices (3, V), the node magnitude
     followed by the reach (the largest distance of a vertex from the model origin,
-    rounded up: :mod:`hitbox._kernels.front` bounds motion with it)."""
-    bv0, bv1, bv2, _, _, tris, sbox, _, mag = mesh._args
+    rounded up: :mod:`hitbox._kernels.front` bounds motion with it), and the wide table
+    of :mod:`hitbox._kernels.obb_wide`."""
+    bv0, bv1, bv2, _, _, tris, sbox, _, mag, wide = mesh._walk_args()
     with np.errstate(over="ignore", invalid="ignore"):
         big = float(np.abs(verts).max(initial=0.0))  # squares at this scale: no underflow
         unit = verts / big if 0.0 < big < np.inf else verts
@@ -43,6 +44,7 @@ def _tree_floats(mesh, verts):
         (_kl.M_BV0, bv0), (_kl.M_BV1, bv1), (_kl.M_BV2, bv2),
         (_kl.M_NBOX, mesh.bvh.node_box), (_kl.M_TRIS, tris), (_kl.M_SBOX, sbox),
         (_kl.M_VERT, verts.T), (_kl.M_MAG, np.array([mag, reach], dtype=np.float64)),
+        (_kl.M_WIDE, wide),
     )  # fmt: skip
 
 

@@ -9,6 +9,10 @@ from numba import njit
 
 from hitbox._kernels.bv import _AXES
 from hitbox._kernels.flat_views import blocks, rows
+from hitbox._kernels.obb_wide import FIELDS as WIDE_FIELDS
+from hitbox._kernels.obb_wide import LANES as WIDE_LANES
+
+WIDE_ROW = WIDE_FIELDS * WIDE_LANES
 
 #: Per-object float fields (name, row shape), in buffer order.
 F_FIELDS = (
@@ -63,7 +67,16 @@ XKIND, XAT, XN, NI = 10, 11, 12, 13
 #: Columns of the tree table: sizes, then offsets into tree_f and tree_i.
 M_NODES, M_SLOTS, M_VERTS, M_DEPTH = 0, 1, 2, 3
 M_BV0, M_BV1, M_BV2, M_NBOX, M_TRIS, M_SBOX, M_VERT, M_MAG = 5, 6, 7, 8, 9, 10, 11, 12
-M_FIRST, M_COUNT, M_ORDER, M_ADJ, M_PARENT, M_LEAF, M_COLS = 13, 14, 15, 16, 17, 18, 19
+M_FIRST, M_COUNT, M_ORDER, M_ADJ, M_PARENT, M_LEAF, M_WIDE, M_COLS = (
+    13,
+    14,
+    15,
+    16,
+    17,
+    18,
+    19,
+    20,
+)
 
 #: ``ctl`` layout: buffer state, capacities, counts, needs, then the id lists.
 C_CUR, C_MEM_N, C_MEM_CAP, C_PAIR_CAP, C_TRI_CAP, C_TRACE_CAP = 0, 1, 2, 3, 4, 5
@@ -222,6 +235,14 @@ def obb_parts(tf, meta, t):
         rows(tf[b : b + 3 * m], m, 3),
         blocks(tf[c : c + 9 * m], m, 3, 3),
     )
+
+
+@njit(inline="always")
+def wide_part_of(tf, meta, t):
+    """Tree t's wide table (:mod:`hitbox._kernels.obb_wide`): (rows, FIELDS, LANES)."""
+    n = max(0, (meta[t, M_NODES] - 1) // 2)
+    w = meta[t, M_WIDE]
+    return blocks(tf[w : w + n * WIDE_ROW], n, WIDE_FIELDS, WIDE_LANES)
 
 
 @njit(inline="always")

@@ -11,10 +11,11 @@ from numba import njit
 
 from hitbox._kernels.advancement import mesh_contact_time
 from hitbox._kernels.box_sat import aabb_kdop, aabb_obb, kdop_obb
-from hitbox._kernels.collide import stack_rows
+from hitbox._kernels.collide import _descend, roots_meet, stack_rows
 from hitbox._kernels.contact_time import first_contact
 from hitbox._kernels.flat_views import rows
 from hitbox._kernels.front import H_CONTACT, front_size, front_walk
+from hitbox._kernels.node_tests import posed_bv, query_slack
 from hitbox._kernels.obb import obb_overlap
 from hitbox._kernels.pipeline import (
     AABB,
@@ -75,6 +76,7 @@ from hitbox._kernels.scene_layout import (
     tree_neighbours,
     tree_tris,
     tree_walk_arrays,
+    wide_part_of,
 )
 from hitbox._kernels.scene_mesh_volume import mesh_volume
 from hitbox._kernels.sphere_box import sphere_aabb, sphere_obb
@@ -290,8 +292,10 @@ def _mesh_mesh(
 ):  # fmt: skip
     """Mesh i against mesh j: (n crossing slot pairs in buf[:, :n], buf, n_new). With
     ``first_only``, the witness slot pair (wit_a, wit_b) from the last step is tested
-    first and settles the pair when it still crosses (no front kept, n_new 0). Else
-    the trees are walked from the front ``old`` (empty: from the root;
+    first and settles the pair when it still crosses (no front kept, n_new 0). Without
+    it, a pair with a witness (it touched at the last step) walks the trees from the
+    root by wide children (no front kept). Else the trees are walked from the front
+    ``old`` (empty: from the root;
     :mod:`hitbox._kernels.front`), the new front written to ``new[:n_new]`` (n_new 0:
     none kept, -1: it did not fit). ``scratch``: room for the walk's stack (allocated
     when short). With ``first_only``, a walk from the root heads for the leaves of
@@ -311,6 +315,24 @@ def _mesh_mesh(
             buf[0, 0] = wit_a
             buf[1, 0] = wit_b
             return 1, buf, 0
+    a0, a1, a2 = obb_parts(tf, meta, ta)
+    b0, b1, b2 = obb_parts(tf, meta, tb)
+    if not first_only and wit_a >= 0:
+        # touching at the last step, mode all: every crossing pair is found again,
+        # by the walk by wide children from the root (:mod:`hitbox._kernels.obb_wide`),
+        # which tests fewer node pairs than a front deep in both trees saves; no front
+        # is kept (a pair found apart walks from the root next, keeping its front)
+        a_bv = posed_bv(a0, a1, a2, rel_r)
+        b_bv = posed_bv(b0, b1, b2, rel_r)
+        slack = query_slack(rel_t, tf[meta[ta, M_MAG]], tf[meta[tb, M_MAG]])
+        if not roots_meet(a_bv, b_bv, rel_r, rel_t, slack):
+            return 0, buf, 0
+        out, n = _descend(
+            a_bv, a_first, a_count, a_tris, a_sbox, wide_part_of(tf, meta, ta),
+            b_bv, b_first, b_count, b_tris, b_sbox, wide_part_of(tf, meta, tb),
+            rel_r, rel_t, slack, _walk_stack(meta, ta, tb, scratch), False, buf, 0, 0, 0,
+        )  # fmt: skip
+        return n, out, 0
     if toward_a < 0:
         toward_a, toward_b = wit_a, wit_b
     path_a = path_b = old[:0]  # none: the walk heads nowhere first
@@ -319,8 +341,6 @@ def _mesh_mesh(
         b_parent, b_leaf = tree_links(ti, meta, tb)
         path_a = witness_path(a_parent, a_leaf, toward_a)
         path_b = witness_path(b_parent, b_leaf, toward_b)
-    a0, a1, a2 = obb_parts(tf, meta, ta)
-    b0, b1, b2 = obb_parts(tf, meta, tb)
     out, n, n_new = front_walk(
         a0, a1, a2, a_first, a_count, a_tris, a_sbox, tf[meta[ta, M_MAG]],
         b0, b1, b2, b_first, b_count, b_tris, b_sbox, tf[meta[tb, M_MAG]],
