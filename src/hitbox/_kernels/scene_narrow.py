@@ -292,10 +292,10 @@ def _mesh_mesh(
 ):  # fmt: skip
     """Mesh i against mesh j: (n crossing slot pairs in buf[:, :n], buf, n_new). With
     ``first_only``, the witness slot pair (wit_a, wit_b) from the last step is tested
-    first and settles the pair when it still crosses (no front kept, n_new 0). Without
-    it, a pair with a witness (it touched at the last step) walks the trees from the
-    root by wide children (no front kept). Else the trees are walked from the front
-    ``old`` (empty: from the root;
+    first and settles the pair when it still crosses (no front kept, n_new 0). The
+    trees are walked from the root by wide children, no front kept, in mode all when
+    the pair has a witness (it touched at the last step) and in mode any when it has
+    none. Else they are walked from the front ``old`` (empty: from the root;
     :mod:`hitbox._kernels.front`), the new front written to ``new[:n_new]`` (n_new 0:
     none kept, -1: it did not fit). ``scratch``: room for the walk's stack (allocated
     when short). With ``first_only``, a walk from the root heads for the leaves of
@@ -317,11 +317,12 @@ def _mesh_mesh(
             return 1, buf, 0
     a0, a1, a2 = obb_parts(tf, meta, ta)
     b0, b1, b2 = obb_parts(tf, meta, tb)
-    if not first_only and wit_a >= 0:
-        # touching at the last step, mode all: every crossing pair is found again,
-        # by the walk by wide children from the root (:mod:`hitbox._kernels.obb_wide`),
-        # which tests fewer node pairs than a front deep in both trees saves; no front
-        # is kept (a pair found apart walks from the root next, keeping its front)
+    if (wit_a >= 0) != first_only:
+        # by wide children from the root (:mod:`hitbox._kernels.obb_wide`), no front
+        # kept: in mode all a pair that touched at the last step (every crossing pair
+        # is found again; a front deep in both trees saves fewer node tests than the
+        # wide walk), in mode any a pair that did not (its last walk's front, walked
+        # binary, cost more than a fresh wide walk: benchmarks/README.md)
         a_bv = posed_bv(a0, a1, a2, rel_r)
         b_bv = posed_bv(b0, b1, b2, rel_r)
         slack = query_slack(rel_t, tf[meta[ta, M_MAG]], tf[meta[tb, M_MAG]])
@@ -330,7 +331,8 @@ def _mesh_mesh(
         out, n = _descend(
             a_bv, a_first, a_count, a_tris, a_sbox, wide_part_of(tf, meta, ta),
             b_bv, b_first, b_count, b_tris, b_sbox, wide_part_of(tf, meta, tb),
-            rel_r, rel_t, slack, _walk_stack(meta, ta, tb, scratch), False, buf, 0, 0, 0,
+            rel_r, rel_t, slack, _walk_stack(meta, ta, tb, scratch), first_only, buf, 0,
+            0, 0,
         )  # fmt: skip
         return n, out, 0
     if toward_a < 0:
