@@ -34,12 +34,13 @@ once, with ``i < j`` (A-B, never again B-A). A step is one compiled call
 4. **Narrow phase**: mesh-mesh by the tree-vs-tree walk in the relative frame, with
    temporal coherence in ``mode="any"``: the triangle pair that crossed at the last
    step (the witness) is tested first and settles the pair when it still crosses, then
-   the pair its crossing has moved to (:mod:`hitbox._kernels.witness`). Otherwise the
-   walk starts from the last step's front (:mod:`hitbox._kernels.front`): a pair
-   proved apart keeps its front in either mode, and in ``mode="all"`` a touching pair
-   keeps its own; each disjoint node pair of a front carries its clearance, and goes
-   untested while the motion since (bounded from the relative poses) stays below it;
-   a front left by a touching step is dropped once the pair parts;
+   the pair its crossing has moved to (:mod:`hitbox._kernels.witness`); a pair apart
+   walks from the root four nodes at a time (:mod:`hitbox._kernels.obb_wide`). In
+   ``mode="all"`` a pair that touched walks from the root four nodes at a time, and a
+   pair proved apart keeps the front of its walk (:mod:`hitbox._kernels.front`), each
+   disjoint node pair of it with its clearance: the next walk starts there, and such
+   a pair goes untested while the motion since (bounded from the relative poses)
+   stays below it;
    mesh-plain by the mesh's tree and an exact triangle-sphere or triangle-box test (a
    convex shape or a half-space: each face against it as
    :meth:`~hitbox.mesh.TriangleMesh.intersect_shapes` decides, a half-space's faces

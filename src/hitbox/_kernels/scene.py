@@ -20,7 +20,7 @@ the step record), so a step costs one Python-to-numba call with four array argum
   lies in ``front``; column 5 holds the wake-up time's float64 bits.
 - ``front``: (3, F) int64, rows 0 and 1 double-buffered as the memory: the node
   pairs where each mesh pair's last tree walk stopped, with their clearances (pairs
-  apart in either mode, touching pairs in mode all; :mod:`hitbox._kernels.front`);
+  apart in mode all; :mod:`hitbox._kernels.front`);
   row 2 the walk's stack. A step whose
   fronts do not fit asks for more in ``ctl[C_NEED_FRONT]``; the pairs that missed
   out walk from the root next time.

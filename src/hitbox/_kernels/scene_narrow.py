@@ -297,9 +297,10 @@ def _mesh_mesh(
     the pair has a witness (it touched at the last step) and in mode any when it has
     none. Else they are walked from the front ``old`` (empty: from the root;
     :mod:`hitbox._kernels.front`), the new front written to ``new[:n_new]`` (n_new 0:
-    none kept, -1: it did not fit). ``scratch``: room for the walk's stack (allocated
-    when short). With ``first_only``, a walk from the root heads for the leaves of
-    slots (toward_a, toward_b) first (-1: for the witness's, if any)."""
+    none kept, as in mode any always; -1: it did not fit). ``scratch``: room for the
+    walk's stack (allocated when short). With ``first_only``, a walk from the root
+    heads for the leaves of slots (toward_a, toward_b) first (-1: for the witness's,
+    if any)."""
     rel_r, rel_t = relative_scratch(fb, cap)
     relative_into(f3(fb, cap, ROT, 3, 3), f2(fb, cap, TRANS, 3), i, j, rel_r, rel_t)
     tree = i1(ib, cap, TREE)
@@ -349,7 +350,8 @@ def _mesh_mesh(
         tf[meta[tb, M_MAG] + 1], rel_r, rel_t, first_only,
         _walk_stack(meta, ta, tb, scratch), old, new, buf, path_a, path_b,
     )  # fmt: skip
-    return n, out, n_new
+    # mode any keeps no front: a pair apart walks from the root by wide children next
+    return n, out, 0 if first_only else n_new
 
 
 @njit(cache=True, nogil=True)
