@@ -204,19 +204,14 @@ class MeshCollisions:
         faces = (a.bvh.prim_order, b.bvh.prim_order)
         if len(rots) >= PARALLEL_MIN_POSES and (threads > 1 or mode == "any"):
             flat = _many.collide_many(
-                *a._walk_args(), *b._walk_args(), rots, transes, mode == "any", counts, *faces,
-                threads,
+                *a._walk_args(), *b._walk_args(), rots, transes, mode == "any", counts,
+                *faces, threads,
             )  # fmt: skip
         else:
             flat = _many.collide_many_serial(
-                *a._walk_args(),
-                *b._walk_args(),
-                rots,
-                transes,
-                mode == "any",
-                counts,
+                *a._walk_args(), *b._walk_args(), rots, transes, mode == "any", counts,
                 *faces,
-            )
+            )  # fmt: skip
         if mode == "any":
             hit = counts > 0
             if inside:

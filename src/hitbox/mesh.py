@@ -53,8 +53,8 @@ class TriangleMesh(MeshCollisions, MeshProbes):
     """
 
     __slots__ = (
-        "vertices", "faces", "bvh", "_slot_tris", "_args", "_wide", "_closed", "_boxes", "_kinds",
-        "_grid", "_magnitude", "_twins", "_asked", "_convex", "_fans",
+        "vertices", "faces", "bvh", "_slot_tris", "_args", "_wide", "_closed", "_boxes",
+        "_kinds", "_grid", "_magnitude", "_twins", "_asked", "_convex", "_fans",
         "_hull", "_partner",
     )  # fmt: skip
 
@@ -106,9 +106,8 @@ class TriangleMesh(MeshCollisions, MeshProbes):
             bvh.depth,
             _collide.node_magnitude(bvh.node_bv),
         )
-        self._wide = (
-            None  # the collision walks' arguments, with the wide table, on demand
-        )
+        # the collision walks' arguments, with the wide table, made on demand
+        self._wide = None
 
     def _walk_args(self):
         """:attr:`_args` and the OBB tree's wide table (:mod:`hitbox._kernels.obb_wide`),

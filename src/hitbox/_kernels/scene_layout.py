@@ -67,16 +67,7 @@ XKIND, XAT, XN, NI = 10, 11, 12, 13
 #: Columns of the tree table: sizes, then offsets into tree_f and tree_i.
 M_NODES, M_SLOTS, M_VERTS, M_DEPTH = 0, 1, 2, 3
 M_BV0, M_BV1, M_BV2, M_NBOX, M_TRIS, M_SBOX, M_VERT, M_MAG = 5, 6, 7, 8, 9, 10, 11, 12
-M_FIRST, M_COUNT, M_ORDER, M_ADJ, M_PARENT, M_LEAF, M_WIDE, M_COLS = (
-    13,
-    14,
-    15,
-    16,
-    17,
-    18,
-    19,
-    20,
-)
+M_FIRST, M_COUNT, M_ORDER, M_ADJ, M_PARENT, M_LEAF, M_WIDE, M_COLS = range(13, 21)
 
 #: ``ctl`` layout: buffer state, capacities, counts, needs, then the id lists.
 C_CUR, C_MEM_N, C_MEM_CAP, C_PAIR_CAP, C_TRI_CAP, C_TRACE_CAP = 0, 1, 2, 3, 4, 5
