@@ -224,6 +224,14 @@ def _many(n, steps, repeats):
         )
     except ImportError:
         pass
+    try:
+        from benchmarks.fcl_manager import CoalPairs, coal_models
+
+        peers["Coal collide on AABB-overlapping pairs"] = CoalPairs(
+            coal_models(mesh, len(start)), start
+        )
+    except ImportError:
+        pass
     # each frame's least time over the interleaved repeats, summed, for every method:
     # a stall of the shared host spoils a frame, not a whole pass (as for the two tori)
     names = ["Scene.set_poses + query", "Scene.step (velocities)", *peers]

@@ -575,6 +575,51 @@ def test_set_poses_rejects_bad_input_without_moving_anything():
     scene.set_poses(np.empty(0, np.intp), np.empty((0, 4, 4)))  # empty is legal
 
 
+def _unaligned(a):
+    """A copy of float64 array ``a`` whose data is not 8-byte aligned."""
+    raw = np.zeros(a.nbytes + 1, np.uint8)
+    raw[1:] = np.frombuffer(a.tobytes(), np.uint8)
+    return np.frombuffer(raw, np.float64, count=a.size, offset=1).reshape(a.shape)
+
+
+def test_set_poses_takes_every_kind_of_array_alike():
+    """set_poses' compiled fast path (its entry point kept per kind of poses array)
+    writes the same poses as set_pose one at a time, for writeable, read-only and
+    unaligned poses, ids as lists, int32 and strided arrays, and rotations off
+    orthonormal by rounding (snapped) or by more than RIGID_TOL (refused)."""
+    rng = np.random.default_rng(5)
+    scene, twin = Scene(), Scene()
+    n = 8
+    for _ in range(n):
+        scene.add(Spheres(np.zeros(3), 0.3))
+        twin.add(Spheres(np.zeros(3), 0.3))
+    all_ids = np.arange(2 * n)[::2] // 2  # strided, ids 0..n-1
+    for kind in range(6):
+        poses = np.stack([_pose(rng, 2.0) for _ in range(n)])
+        poses[0, :3, :3] *= 1.0 + 1e-12  # off orthonormal by rounding: snapped
+        ids = [all_ids, all_ids.astype(np.int32), list(range(n))][kind % 3]
+        if kind == 3:
+            poses.flags.writeable = False
+        elif kind == 4:
+            poses = _unaligned(poses)
+            assert not poses.flags.aligned
+        scene.set_poses(ids, poses)
+        for k in range(n):
+            twin.set_pose(k, poses[k])
+        for k in range(n):
+            np.testing.assert_array_equal(scene.pose(k), twin.pose(k))
+        _same(scene.query(), twin.query())
+    bad = np.stack([scene.pose(k) for k in range(n)])
+    bad[3, :3, :3] *= 1.0 + 1e-5
+    before = [scene.pose(k) for k in range(n)]
+    for readonly in (False, True):
+        bad.flags.writeable = not readonly
+        with pytest.raises(ValueError, match=r"poses\[3\]"):
+            scene.set_poses(all_ids, bad)
+        for k in range(n):
+            np.testing.assert_array_equal(scene.pose(k), before[k])
+
+
 @pytest.mark.parametrize("mode", ["any", "all"])
 def test_fronts_kept_in_mode_all_only(mode):
     """Two linked tori (B's ring through A's hole, not touching) slid until they touch

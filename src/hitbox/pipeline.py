@@ -171,6 +171,7 @@ class Scene(SceneEditing):
         self._ignore = np.empty(0, np.int64)
         self._lists_dirty = True
         self._ids_key = self._ids_idx = None  # see SceneEditing._checked_ids
+        self._pose_off = np.empty(0, np.intp)  # set_poses' scratch
         self._threshold_value = 0.0 if threshold is None else threshold
         self._sweep = _kl.BRUTE
         # quiet steps: until this time no pair can touch (the last run proved it), so a

@@ -33,14 +33,18 @@ def ortho_error(rot):
 
 
 @njit(inline="always")
-def is_rotation(rot):
-    """rot (3, 3): columns orthonormal to RIGID_TOL and det > 0."""
-    det = (
+def _det(rot):
+    return (
         rot[0, 0] * (rot[1, 1] * rot[2, 2] - rot[1, 2] * rot[2, 1])
         - rot[0, 1] * (rot[1, 0] * rot[2, 2] - rot[1, 2] * rot[2, 0])
         + rot[0, 2] * (rot[1, 0] * rot[2, 1] - rot[1, 1] * rot[2, 0])
     )
-    return ortho_error(rot) <= RIGID_TOL and det > 0.0
+
+
+@njit(inline="always")
+def is_rotation(rot):
+    """rot (3, 3): columns orthonormal to RIGID_TOL and det > 0."""
+    return ortho_error(rot) <= RIGID_TOL and _det(rot) > 0.0
 
 
 @njit(cache=True, nogil=True)
@@ -119,9 +123,10 @@ def write_poses(mats, idx, rots, trans, version, epoch, off):
         ):
             return k, 0
         linear = mats[k, :3, :3]
-        if not is_rotation(linear):
+        err = ortho_error(linear)  # is_rotation, the error kept for the snap test
+        if not (err <= RIGID_TOL and _det(linear) > 0.0):
             return k, 0
-        if ortho_error(linear) > SNAP_TOL:
+        if err > SNAP_TOL:
             off[n_off] = k
             n_off += 1
     for k in range(len(mats)):
