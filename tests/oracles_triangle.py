@@ -109,6 +109,38 @@ def ray_triangle(origin, direction, tri, t_max=np.inf):
     return True, t, u, v
 
 
+def point_triangle_distance2(x, tri):
+    """Exact squared distance (a Fraction) from point x to the closed triangle tri: the
+    least over its three edges and, where x's foot on its plane falls inside, the face
+    (a zero-area triangle is its edges)."""
+    p = [_q(c) for c in np.asarray(x)]
+    a, b, c = ([_q(v) for v in row] for row in np.asarray(tri))
+
+    def on_segment(s, e):
+        d = _sub(e, s)
+        dd = _dot(d, d)
+        t = (
+            Fraction(0)
+            if dd == 0
+            else min(Fraction(1), max(Fraction(0), _dot(_sub(p, s), d) / dd))
+        )
+        w = _sub(p, [s[k] + t * d[k] for k in range(3)])
+        return _dot(w, w)
+
+    best = min(on_segment(a, b), on_segment(a, c), on_segment(b, c))
+    u, v = _sub(b, a), _sub(c, a)
+    uu, uv, vv = _dot(u, u), _dot(u, v), _dot(v, v)
+    den = uu * vv - uv * uv
+    if den != 0:
+        w = _sub(p, a)
+        wu, wv = _dot(w, u), _dot(w, v)
+        s, t = (vv * wu - uv * wv) / den, (uu * wv - uv * wu) / den
+        if s >= 0 and t >= 0 and s + t <= 1:
+            r = _sub(p, [a[k] + s * u[k] + t * v[k] for k in range(3)])
+            best = min(best, _dot(r, r))
+    return best
+
+
 # -- float helpers for tolerance checks (not exact) --------------------------------------
 
 

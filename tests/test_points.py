@@ -16,6 +16,7 @@ from hitbox._kernels import closest as _closest
 from hitbox._kernels import inside as _inside
 from hitbox._torus import torus_mesh
 from hitbox.mesh import ClosestPoints, TriangleMesh
+from tests import oracles_triangle as ot
 
 
 @pytest.fixture(scope="module")
@@ -169,6 +170,37 @@ def test_closest_on_zero_length_edges():
     res = mesh.closest_point(np.array([[0.5, 1, 0], [-1, 0, 0], [2, 0, 1]]))
     np.testing.assert_allclose(res.distance, [1.0, 1.0, np.sqrt(2)])
     np.testing.assert_allclose(res.point, [[0.5, 0, 0], [0, 0, 0], [1, 0, 0]])
+
+
+def _thin_case(rng):
+    """(triangle, point): a needle, sliver or collinear triangle (its third vertex near
+    a vertex, or near the line of an edge, off by 10^-17..10^-4) and a point near an
+    edge's line, at 10^-12..1."""
+    a, b = rng.normal(size=3), rng.normal(size=3)
+    along = rng.choice([0.0, 1.0, rng.uniform(-2, 3)])
+    c = a + along * (b - a) + rng.normal(size=3) * 10.0 ** rng.uniform(-17, -4)
+    p = (
+        a
+        + rng.uniform(-0.5, 1.5) * (b - a)
+        + rng.normal(size=3) * 10.0 ** rng.uniform(-12, 0)
+    )
+    return np.stack([a, b, c]), p
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(0, 2**32 - 1))
+def test_closest_on_thin_triangles_is_near_exact(seed):
+    """Against the exact rational distance: on thin triangles (rounding decides
+    Ericson's regions there) within 1e-8 of the coordinates' scale, the point answered
+    a point of the triangle at the distance answered."""
+    tri, p = _thin_case(np.random.default_rng(seed))
+    d2, qx, qy, qz, wa, wb, wc = _closest.closest_point_on(*p, *tri.ravel())
+    exact = float(ot.point_triangle_distance2(p, tri))
+    scale = max(1.0, np.abs(tri).max(), np.abs(p).max())
+    assert abs(np.sqrt(d2) - np.sqrt(exact)) <= 1e-8 * scale
+    assert min(wa, wb, wc) >= 0.0 and abs(wa + wb + wc - 1.0) <= 1e-12
+    on = wa * tri[0] + wb * tri[1] + wc * tri[2]
+    np.testing.assert_allclose([qx, qy, qz], on, atol=1e-12 * scale)
 
 
 def test_closest_matches_trimesh():

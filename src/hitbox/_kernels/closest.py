@@ -2,8 +2,10 @@
 
 The closest point on one triangle follows Ericson, "Real-Time Collision Detection"
 (2005) §5.1.5: the Voronoi regions of the vertices, then of the edges, then the face,
-in float64. The walk is depth-first over the nodes' exact AABBs, nearer child first,
-pruning a node whose squared point-box distance exceeds the best squared distance so far.
+in float64; a needle or a sliver, where rounding decides those regions, takes the
+nearest of its edges' points and its plane's foot (:func:`_thin_weights`). The walk
+is depth-first over the nodes' exact AABBs, nearer child first, pruning a node whose
+squared point-box distance exceeds the best squared distance so far.
 Each point starts from the previous point's best triangle as an upper bound.
 
 The computed closest point is clamped to its triangle's box, so its squared distance,
@@ -18,6 +20,11 @@ from numba import njit, prange
 
 from hitbox._kernels.lanes import chunk_span, lane_count
 
+#: Triangles with |ab x ac|^2 (four times the squared area) at most this times the
+#: longest edge's length to the fourth are thin: rounding may put a point in the wrong
+#: one of Ericson's regions (a point of the triangle, but not the nearest), so all
+#: their candidates are compared.
+THIN = 1e-6
 #: Points per call from which the parallel kernel is used.
 PARALLEL_MIN = 4096
 #: Points per call from which the caller walks them in spatial order.
@@ -86,9 +93,16 @@ def closest_on_triangle(tris, s, px, py, pz):
 @njit(inline="always")
 def _weights(px, py, pz, ax, ay, az, bx, by, bz, cx, cy, cz):
     """Barycentric weights (wa, wb, wc) of the point of triangle abc closest to p:
-    Ericson's region tests in his order, the first that holds answering."""
+    Ericson's region tests in his order, the first that holds answering; a thin
+    triangle (:data:`THIN`) by :func:`_thin_weights`."""
     abx, aby, abz = bx - ax, by - ay, bz - az
     acx, acy, acz = cx - ax, cy - ay, cz - az
+    uu = abx * abx + aby * aby + abz * abz
+    ww = acx * acx + acy * acy + acz * acz
+    uw = abx * acx + aby * acy + abz * acz
+    longest = max(uu, ww, uu + ww - 2.0 * uw)  # of the three squared edge lengths
+    if uu * ww - uw * uw <= THIN * longest * longest:
+        return _thin_weights(px, py, pz, ax, ay, az, bx, by, bz, cx, cy, cz)
     d1, d2 = _dots(abx, aby, abz, acx, acy, acz, px - ax, py - ay, pz - az)
     if d1 <= 0.0 and d2 <= 0.0:  # vertex a
         return 1.0, 0.0, 0.0
@@ -104,14 +118,24 @@ def _weights(px, py, pz, ax, ay, az, bx, by, bz, cx, cy, cz):
     t = _edge_t(va, d4 - d3, d6 - d5)
     if t >= 0.0:  # edge bc
         return 0.0, 1.0 - t, t
-    if va > 0.0 and vb > 0.0 and vc > 0.0:  # the face
-        den = 1.0 / (va + vb + vc)
-        wb, wc = vb * den, vc * den
-        wa = 1.0 - wb - wc
-        if wa < 0.0:  # rounding: keep the weights a partition of one
-            wa = 0.0
-        return wa, wb, wc
-    # a (nearly) zero-area triangle that rounding kept from the edge tests
+    return _face_weights(va, vb, vc)
+
+
+@njit(inline="always")
+def _face_weights(va, vb, vc):
+    """Ericson's face weights from the three region values (each > 0)."""
+    den = 1.0 / (va + vb + vc)
+    wb, wc = vb * den, vc * den
+    return max(1.0 - wb - wc, 0.0), wb, wc  # rounding: keep them a partition of one
+
+
+@njit
+def _thin_weights(px, py, pz, ax, ay, az, bx, by, bz, cx, cy, cz):
+    """:func:`_weights` of a needle, a sliver or a point, where rounding decides
+    Ericson's regions: the nearest of the edges' points and of p's foot on the plane
+    where it falls inside (every candidate a point of the triangle). The foot's
+    weights come from the normal of the two shorter edges (errors of order
+    eps / sin, against Ericson's eps / sin^2)."""
     best, t = _on_segment(px, py, pz, ax, ay, az, bx, by, bz)
     wa, wb, wc = 1.0 - t, t, 0.0
     d, t = _on_segment(px, py, pz, ax, ay, az, cx, cy, cz)
@@ -119,7 +143,41 @@ def _weights(px, py, pz, ax, ay, az, bx, by, bz, cx, cy, cz):
         best, wa, wb, wc = d, 1.0 - t, 0.0, t
     d, t = _on_segment(px, py, pz, bx, by, bz, cx, cy, cz)
     if d < best:
-        wa, wb, wc = 0.0, 1.0 - t, t
+        best, wa, wb, wc = d, 0.0, 1.0 - t, t
+    # o: the vertex opposite the longest edge; e and f: the edges from it
+    ab = (bx - ax) ** 2 + (by - ay) ** 2 + (bz - az) ** 2
+    ac = (cx - ax) ** 2 + (cy - ay) ** 2 + (cz - az) ** 2
+    bc = (cx - bx) ** 2 + (cy - by) ** 2 + (cz - bz) ** 2
+    if bc >= ab and bc >= ac:
+        o, e, f, k = (ax, ay, az), (bx, by, bz), (cx, cy, cz), 0
+    elif ac >= ab:
+        o, e, f, k = (bx, by, bz), (cx, cy, cz), (ax, ay, az), 1
+    else:
+        o, e, f, k = (cx, cy, cz), (ax, ay, az), (bx, by, bz), 2
+    ex, ey, ez = e[0] - o[0], e[1] - o[1], e[2] - o[2]
+    fx, fy, fz = f[0] - o[0], f[1] - o[1], f[2] - o[2]
+    nx, ny, nz = ey * fz - ez * fy, ez * fx - ex * fz, ex * fy - ey * fx
+    nn = nx * nx + ny * ny + nz * nz
+    if not nn > 0.0:
+        return wa, wb, wc
+    wx, wy, wz = px - o[0], py - o[1], pz - o[2]
+    # p = o + s e + t f + h n: s = n . (w x f) / nn, t = n . (e x w) / nn
+    s = (
+        nx * (wy * fz - wz * fy) + ny * (wz * fx - wx * fz) + nz * (wx * fy - wy * fx)
+    ) / nn
+    t = (
+        nx * (ey * wz - ez * wy) + ny * (ez * wx - ex * wz) + nz * (ex * wy - ey * wx)
+    ) / nn
+    if s < 0.0 or t < 0.0 or s + t > 1.0:
+        return wa, wb, wc
+    qx, qy, qz = o[0] + s * ex + t * fx, o[1] + s * ey + t * fy, o[2] + s * ez + t * fz
+    if (px - qx) ** 2 + (py - qy) ** 2 + (pz - qz) ** 2 < best:
+        r = 1.0 - s - t  # o's weight; e and f follow o around the triangle
+        if k == 0:
+            return r, s, t
+        if k == 1:
+            return t, r, s
+        return s, t, r
     return wa, wb, wc
 
 
@@ -129,7 +187,9 @@ def closest_point_on(px, py, pz, ax, ay, az, bx, by, bz, cx, cy, cz):
     p, Ericson §5.1.5.
 
     ``wa, wb, wc`` are its barycentric weights of the vertices (each in [0, 1], summing
-    to 1). A zero-area triangle is the segment or point it spans.
+    to 1). A zero-area triangle is the segment or point it spans. Exact to rounding on
+    well-shaped triangles; on thin ones (:data:`THIN`) the distance is within about
+    1e-9 of the coordinates' size (tests/test_points.py, against exact rationals).
     """
     wa, wb, wc = _weights(px, py, pz, ax, ay, az, bx, by, bz, cx, cy, cz)
     qx = _clamp(wa * ax + wb * bx + wc * cx, min(ax, bx, cx), max(ax, bx, cx))
