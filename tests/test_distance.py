@@ -8,9 +8,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from hitbox import distance as hd
-from hitbox._kernels.distance import closest_on_triangle, tri_tri_distance
+from hitbox._kernels.triangle_distance import (
+    closest_on_triangle,
+    tri_tri_distance,
+    tri_tri_distance_brute,
+)
 from hitbox._torus import torus_mesh
 from hitbox.mesh import TriangleMesh
+from tests import oracles_triangle as ot
 from tests.strategies import rotation
 
 NODES = ("aabb", "obb", "sphere", "kdop18")
@@ -150,6 +155,54 @@ def test_triangle_pairs_touching_and_not():
     assert d2 == 0.0 and x == y and abs(x[2]) < 1e-15  # where the edge pierces p
     d2, x, y = tri_tri_distance(*p, *tri((0, 0, 2), (1, 0, 2), (0, 1, 2)))
     assert d2 == 4.0 and abs(x[2] - y[2]) == 2.0
+
+
+def _triangle_pair(rng, kind):
+    """Two triangles (as tuples of 3-tuples) of one of the shapes the shortcuts of
+    tri_tri_distance meet: apart at random, face to face nearly parallel, one of them
+    a sliver, tiny, on an integer grid (coplanar, parallel and touching features)."""
+    p = rng.normal(size=(3, 3))
+    if kind == "random":
+        q = rng.normal(size=(3, 3)) + rng.normal(0, 2, 3)
+    elif kind == "parallel":
+        n = np.cross(p[1] - p[0], p[2] - p[0])
+        n /= np.linalg.norm(n)
+        q = p[[1, 2, 0]] * rng.uniform(0.5, 1.5) + n * rng.uniform(0.01, 1)
+        q += rng.normal(0, 1e-9, (3, 3))
+    elif kind == "sliver":
+        q = rng.normal(size=(3, 3)) + rng.normal(0, 2, 3)
+        q[2] = q[0] + 10.0 ** rng.uniform(-16, -6) * (q[1] - q[0])
+    elif kind == "tiny":
+        p = p * 1e-3
+        q = p + rng.normal(0, 1e-3, 3) + rng.normal(0, 3e-4, (3, 3))
+    else:  # grid
+        p = rng.integers(-3, 4, (3, 3)).astype(float)
+        q = rng.integers(-3, 4, (3, 3)).astype(float)
+        q[:, 2] += rng.integers(0, 3)
+    return tuple(map(tuple, p)), tuple(map(tuple, q))
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.integers(0, 2**32 - 1),
+    st.sampled_from(["random", "parallel", "sliver", "tiny", "grid"]),
+)
+def test_triangle_distance_shortcuts_equal_every_feature_pair(seed, kind):
+    """tri_tri_distance's shortcuts (a vertex over the other's face, an edge pair whose
+    planes part the triangles) against the least of all fifteen feature pairs: the
+    same distance to rounding, 0 on the same pairs, points on their triangles that
+    realise it."""
+    rng = np.random.default_rng(seed)
+    for _ in range(200):
+        p, q = _triangle_pair(rng, kind)
+        d2, x, y = tri_tri_distance(*p, *q)
+        want, _, _ = tri_tri_distance_brute(*p, *q)
+        scale = max(1.0, np.abs(p).max(), np.abs(q).max())
+        assert (d2 == 0.0) == (want == 0.0)
+        assert abs(np.sqrt(d2) - np.sqrt(want)) <= 1e-12 * scale
+        assert abs(np.sum((np.subtract(x, y)) ** 2) - d2) <= 1e-12 * scale**2
+        for point, tri in ((x, p), (y, q)):
+            assert float(ot.point_triangle_distance2(point, tri)) <= (1e-12 * scale) ** 2
 
 
 def test_empty_meshes_and_bad_input():

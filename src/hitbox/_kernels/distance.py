@@ -2,10 +2,7 @@
 every triangle pair, found by a tree-vs-tree walk pruned by node-pair lower bounds
 (SPEC §8's walk, with distances instead of overlaps).
 
-Triangles: the closest points of two triangles that do not meet lie on an edge of one
-and an edge of the other, or are a vertex of one and its closest point on the other
-(Ericson, Real-Time Collision Detection §5.1.5, §5.1.9). A pair the exact overlap test
-says meets is at distance 0 exactly; one that does not is never reported at 0, so
+Triangles: :mod:`hitbox._kernels.triangle_distance`, 0 exactly when a pair meets, so
 ``distance == 0`` exactly when the meshes touch.
 
 Nodes: each tree's nodes as oriented boxes (an OBB tree's own boxes, any other kind's
@@ -22,220 +19,13 @@ import numpy as np
 from numba import njit
 
 from hitbox._kernels.borrowed import borrowed
-from hitbox._kernels.closest import closest_point_on
-from hitbox._kernels.triangle_overlap import tri_tri_overlap
+from hitbox._kernels.triangle_distance import (
+    REL_EPS,
+    beyond_plane,
+    line_gap,
+    tri_tri_distance,
+)
 from hitbox._kernels.triangle_points import load, load_xf
-
-#: Relative rounding margin of a node-pair bound (far above float64's rounding of it).
-REL_EPS = 1e-12
-
-
-# -- points, segments, triangles ---------------------------------------------------------
-
-
-@njit(inline="always")
-def _dot(a, b):
-    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
-
-
-@njit(inline="always")
-def _axpy(s, d, p):
-    """p + s d."""
-    return (p[0] + s * d[0], p[1] + s * d[1], p[2] + s * d[2])
-
-
-@njit(inline="always")
-def _sub(a, b):
-    return (a[0] - b[0], a[1] - b[1], a[2] - b[2])
-
-
-@njit(inline="always")
-def closest_on_triangle(p, a, b, c):
-    """(closest point of triangle abc to p, its barycentrics on (a, b, c)), points as
-    3-tuples: :func:`hitbox._kernels.closest.closest_point_on`."""
-    _, qx, qy, qz, wa, wb, wc = closest_point_on(
-        p[0], p[1], p[2], a[0], a[1], a[2], b[0], b[1], b[2], c[0], c[1], c[2]
-    )
-    return (qx, qy, qz), (wa, wb, wc)
-
-
-@njit(inline="always")
-def segment_segment(p1, q1, p2, q2):
-    """Closest points of segments p1q1 and p2q2: (c1, c2). Ericson §5.1.9."""
-    d1 = _sub(q1, p1)
-    d2 = _sub(q2, p2)
-    r = _sub(p1, p2)
-    a = _dot(d1, d1)
-    e = _dot(d2, d2)
-    f = _dot(d2, r)
-    if a <= 0.0 and e <= 0.0:
-        return p1, p2
-    if a <= 0.0:
-        s = 0.0
-        t = min(1.0, max(0.0, f / e))
-    else:
-        c = _dot(d1, r)
-        if e <= 0.0:
-            t = 0.0
-            s = min(1.0, max(0.0, -c / a))
-        else:
-            b = _dot(d1, d2)
-            denom = a * e - b * b
-            s = min(1.0, max(0.0, (b * f - c * e) / denom)) if denom > 0.0 else 0.0
-            t = (b * s + f) / e
-            if t < 0.0:
-                t = 0.0
-                s = min(1.0, max(0.0, -c / a))
-            elif t > 1.0:
-                t = 1.0
-                s = min(1.0, max(0.0, (b - c) / a))
-    return _axpy(s, d1, p1), _axpy(t, d2, p2)
-
-
-@njit(inline="always")
-def _side(p0, p1, p2, q0, q1, q2):
-    """+1 (-1) when q0, q1, q2 lie clearly above (below) plane p0 p1 p2 (beyond a
-    relative 1e-9 of the coordinates, far above rounding), else 0."""
-    u = _sub(p1, p0)
-    v = _sub(p2, p0)
-    n = (u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2], u[0] * v[1] - u[1] * v[0])
-    scale = (abs(n[0]) + abs(n[1]) + abs(n[2])) * 1e-9
-    side = 0
-    for q in (q0, q1, q2):
-        w = _sub(q, p0)
-        d = _dot(n, w)
-        margin = scale * (abs(w[0]) + abs(w[1]) + abs(w[2]) + 1e-300)
-        s = 1 if d > margin else (-1 if d < -margin else 0)
-        if s == 0 or (side != 0 and s != side):
-            return 0
-        side = s
-    return side
-
-
-@njit(inline="always")
-def _may_cross(p0, p1, p2, q0, q1, q2):
-    """False when either triangle lies clearly on one side of the other's plane."""
-    return _side(p0, p1, p2, q0, q1, q2) == 0 and _side(q0, q1, q2, p0, p1, p2) == 0
-
-
-@njit(inline="always")
-def _off_both(x, p0, p1, p2, q0, q1, q2):
-    """How far x is from the farther of the two triangles."""
-    y, _ = closest_on_triangle(x, p0, p1, p2)
-    z, _ = closest_on_triangle(x, q0, q1, q2)
-    return max(_dot(_sub(x, y), _sub(x, y)), _dot(_sub(x, z), _sub(x, z)))
-
-
-@njit(cache=True, nogil=True)
-def _common_point(p0, p1, p2, q0, q1, q2):
-    """A point of two triangles that meet (to rounding): the best of their vertices,
-    each edge's crossing of the other's plane, and the edge pairs' closest points."""
-    P = (p0, p1, p2)
-    Q = (q0, q1, q2)
-    best = np.inf
-    out = p0
-    for side in range(2):
-        T, U = (P, Q) if side == 0 else (Q, P)
-        u = _sub(U[1], U[0])
-        w = _sub(U[2], U[0])
-        n = (u[1] * w[2] - u[2] * w[1], u[2] * w[0] - u[0] * w[2],
-             u[0] * w[1] - u[1] * w[0])  # fmt: skip
-        for i in range(3):
-            a = T[i]
-            b = T[(i + 1) % 3]
-            e = _off_both(a, p0, p1, p2, q0, q1, q2)
-            if e < best:
-                best, out = e, a
-            da = _dot(n, _sub(a, U[0]))
-            db = _dot(n, _sub(b, U[0]))
-            if (da <= 0.0 <= db or db <= 0.0 <= da) and da != db:
-                x = _axpy(da / (da - db), _sub(b, a), a)
-                e = _off_both(x, p0, p1, p2, q0, q1, q2)
-                if e < best:
-                    best, out = e, x
-    for i in range(3):
-        for j in range(3):
-            x, y = segment_segment(P[i], P[(i + 1) % 3], Q[j], Q[(j + 1) % 3])
-            m = (0.5 * (x[0] + y[0]), 0.5 * (x[1] + y[1]), 0.5 * (x[2] + y[2]))
-            e = _off_both(m, p0, p1, p2, q0, q1, q2)
-            if e < best:
-                best, out = e, m
-    return out
-
-
-@njit(cache=True, nogil=True)
-def tri_tri_distance(p0, p1, p2, q0, q1, q2):
-    """(squared distance, closest point on p, closest point on q) of two closed
-    triangles: 0 exactly when the exact overlap test says they meet, else the least of
-    the nine edge-edge and six vertex-triangle distances, never 0."""
-    if _may_cross(p0, p1, p2, q0, q1, q2) and tri_tri_overlap(p0, p1, p2, q0, q1, q2):
-        x = _common_point(p0, p1, p2, q0, q1, q2)
-        return 0.0, x, x
-    P = (p0, p1, p2)
-    Q = (q0, q1, q2)
-    best = np.inf
-    bx = p0
-    by = q0
-    for i in range(3):
-        for j in range(3):
-            x, y = segment_segment(P[i], P[(i + 1) % 3], Q[j], Q[(j + 1) % 3])
-            d = _sub(x, y)
-            dd = _dot(d, d)
-            if dd < best:
-                best, bx, by = dd, x, y
-    for i in range(3):
-        y, _ = closest_on_triangle(P[i], q0, q1, q2)
-        d = _sub(P[i], y)
-        dd = _dot(d, d)
-        if dd < best:
-            best, bx, by = dd, P[i], y
-        x, _ = closest_on_triangle(Q[i], p0, p1, p2)
-        d = _sub(x, Q[i])
-        dd = _dot(d, d)
-        if dd < best:
-            best, bx, by = dd, x, Q[i]
-    if best == 0.0:  # apart by less than rounding: still apart
-        best = 5e-324
-    return best, bx, by
-
-
-@njit(inline="always")
-def _line_gap(p0, p1, p2, q0, q1, q2):
-    """The gap between the triangles' projections on the line through their centroids,
-    less a rounding margin: a lower bound on their distance, nearly the distance when
-    they are far apart."""
-    cp = ((p0[0] + p1[0] + p2[0]) / 3.0, (p0[1] + p1[1] + p2[1]) / 3.0,
-          (p0[2] + p1[2] + p2[2]) / 3.0)  # fmt: skip
-    cq = ((q0[0] + q1[0] + q2[0]) / 3.0, (q0[1] + q1[1] + q2[1]) / 3.0,
-          (q0[2] + q1[2] + q2[2]) / 3.0)  # fmt: skip
-    u = _sub(cq, cp)
-    n = math.sqrt(_dot(u, u))
-    if not n > 0.0:
-        return 0.0
-    hi_p = max(_dot(u, _sub(p0, cp)), _dot(u, _sub(p1, cp)), _dot(u, _sub(p2, cp)))
-    lo_q = min(_dot(u, _sub(q0, cp)), _dot(u, _sub(q1, cp)), _dot(u, _sub(q2, cp)))
-    # less a rounding margin relative to the lengths involved, not to the gap
-    return (lo_q - hi_p) / n - REL_EPS * (n + (abs(lo_q) + abs(hi_p)) / n)
-
-
-@njit(inline="always")
-def _beyond_plane(p0, p1, p2, q0, q1, q2, best):
-    """Whether q0, q1, q2 all lie on one side of plane p0 p1 p2, farther than
-    sqrt(best) (squared, with a relative margin for rounding)."""
-    u = _sub(p1, p0)
-    v = _sub(p2, p0)
-    n = (u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2], u[0] * v[1] - u[1] * v[0])
-    nn = _dot(n, n)
-    if not nn > 0.0:
-        return False
-    d0 = _dot(n, _sub(q0, p0))
-    d1 = _dot(n, _sub(q1, p0))
-    d2 = _dot(n, _sub(q2, p0))
-    low = min(abs(d0), abs(d1), abs(d2))
-    if (d0 > 0.0) != (d1 > 0.0) or (d0 > 0.0) != (d2 > 0.0):
-        return False
-    return low * low * (1.0 - 1e-9) >= best * nn
-
 
 # -- node pairs ----------------------------------------------------------------------------
 
@@ -480,11 +270,11 @@ def mesh_distance(
                         continue
                     p0, p1, p2 = load(a_tris, s)
                     # the triangles' projections on the line through their centroids
-                    gap = _line_gap(p0, p1, p2, q0, q1, q2)
+                    gap = line_gap(p0, p1, p2, q0, q1, q2)
                     if gap > 0.0 and gap * gap * (1.0 - 4 * REL_EPS) >= best:
                         continue
                     # both triangles' planes: one wholly beyond the other's by best
-                    if _beyond_plane(p0, p1, p2, q0, q1, q2, best) or _beyond_plane(
+                    if beyond_plane(p0, p1, p2, q0, q1, q2, best) or beyond_plane(
                         q0, q1, q2, p0, p1, p2, best
                     ):
                         continue

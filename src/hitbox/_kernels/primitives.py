@@ -22,7 +22,7 @@ import math
 import numpy as np
 from numba import njit
 
-from hitbox._kernels.distance import segment_segment
+from hitbox._kernels.triangle_distance import segment_segment
 
 SPHERE = 0
 CAPSULE = 1
@@ -152,7 +152,7 @@ def finish_rounded(mode, out, hit, k, d, ax, ay, az, bx, by, bz, nx, ny, nz, ra,
 @njit(inline="always")
 def closest_segments(p1x, p1y, p1z, q1x, q1y, q1z, p2x, p2y, p2z, q2x, q2y, q2z):
     """Closest points of segments p1q1 and p2q2 (either may be a point), as six
-    coordinates: :func:`hitbox._kernels.distance.segment_segment`."""
+    coordinates: :func:`hitbox._kernels.triangle_distance.segment_segment`."""
     c1, c2 = segment_segment(
         (p1x, p1y, p1z), (q1x, q1y, q1z), (p2x, p2y, p2z), (q2x, q2y, q2z)
     )

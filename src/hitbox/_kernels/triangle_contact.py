@@ -8,8 +8,8 @@ other (the edge characterisation of Guigue & Devillers 2003).
 import numpy as np
 from numba import njit
 
-from hitbox._kernels.distance import closest_on_triangle, segment_segment
 from hitbox._kernels.exact_predicates import _same, orient3d
+from hitbox._kernels.triangle_distance import closest_on_triangle, segment_segment
 from hitbox._kernels.triangle_overlap import (
     _box_overlap_2d,
     _in_tri_2d,
