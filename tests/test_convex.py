@@ -273,6 +273,32 @@ def test_degenerate_shapes():
     np.testing.assert_allclose(cx.distance(box, seg).distance, [1.0])
 
 
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.floats(-15, -5))
+def test_a_nearly_flat_hull_keeps_every_extreme_point(seed, noise):
+    """A hull of coplanar points off their plane by 10^-15..10^-5 (qhull merges its
+    facets and calls some of its corners coplanar): its support along any direction is
+    that of the points it was given, and its distance to a capsule is certified."""
+    rng = np.random.default_rng(seed)
+    flat = np.c_[rng.normal(size=(8, 2)), rng.normal(size=8) * 10.0**noise]
+    points = flat @ rotation(rng).T + rng.normal(size=3)
+    shape = cx.hull(points)
+    stored = shape.vertices[: shape.count[0]] @ shape.rot[0].T + shape.trans[0]
+    u = rng.normal(size=(200, 3))
+    scale = np.abs(points).max()
+    assert (
+        (stored @ u.T).max(axis=0) >= (points @ u.T).max(axis=0) - 1e-12 * scale
+    ).all()
+    x, y = oc.Shape("hull", v=points), random_shape(rng, "capsule")
+    got = cx.distance(shape, y.make())
+    d, pa, pb = got.distance[0], got.point_a[0], got.point_b[0]
+    assert x.contains(pa, EXACT) and y.contains(pb, EXACT)
+    assert abs(np.linalg.norm(pb - pa) - d) <= EXACT  # at 0: a point of both
+    if d > 0:  # the direction between the points parts the shapes by d
+        direction = (pb - pa) / d
+        assert abs(-(x.support(direction) + y.support(-direction))[0] - d) <= EXACT
+
+
 def _z(x):
     m = np.eye(4)
     m[2, 3] = x

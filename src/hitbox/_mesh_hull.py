@@ -2,12 +2,15 @@
 (:mod:`hitbox._kernels.hull_certificate`), made once per mesh with qhull
 (``scipy.spatial.ConvexHull``, Barber et al. 1996).
 
-Without scipy, or for a flat mesh (no hull of volume), the parts are empty and every
-distance query walks the trees.
+Without scipy, or for a flat or nearly flat mesh (:data:`FLAT`), the parts are empty and
+every distance query walks the trees.
 """
 
 import numpy as np
 
+#: Least ratio of the corners' smallest to largest spread (singular values) for which
+#: the mesh gets a hull: thinner ones are flat to qhull's precision, give or take.
+FLAT = 1e-9
 _NONE = np.zeros(0, np.intp)
 _ONE = np.zeros(1, np.intp)
 _NO_POINTS = np.zeros((0, 3))
@@ -47,6 +50,12 @@ def _build(mesh):
         return _EMPTY
     pos = np.unique(mesh.vertices[mesh.faces].reshape(-1, 3), axis=0)  # corners only
     if len(pos) < 4:
+        return _EMPTY
+    # qhull merges the facets of a nearly flat set and can drop its corners (found on
+    # sets up to 1e-12.7 of their size thick): a hull that misses a corner would bound
+    # distances from below wrongly, so such a mesh has no certificate
+    spread = np.linalg.svd(pos - pos.mean(axis=0), compute_uv=False)
+    if not spread[-1] > FLAT * spread[0]:
         return _EMPTY
     try:
         hull = ConvexHull(pos)  # scipy's default options keep coplanar points (Qc)

@@ -489,7 +489,18 @@ def _hull_vertices(pts):
         from scipy.spatial import ConvexHull, QhullError
     except ImportError:
         return pts
+    # joggled (QJ): with its default merging of nearly coplanar facets, qhull dropped
+    # corners of nearly flat sets (a flat octagon 1e-9 thick kept 4 of its 8 corners:
+    # the shape shrank and a touching capsule was found 0.06 away). Joggled, a point
+    # extreme by more than the joggle (about 1e-11 of the size) stays a vertex; the
+    # coplanar points and any point outside some facet's plane are kept as well.
     try:
-        return pts[ConvexHull(pts).vertices]
-    except QhullError:  # flat or collinear: every point is kept
+        hull = ConvexHull(pts, qhull_options="QJ Qc")
+    except QhullError:  # fewer than four distinct points: every point is kept
         return pts
+    keep = np.zeros(len(pts), bool)
+    keep[hull.vertices] = True
+    if len(hull.coplanar):
+        keep[hull.coplanar[:, 0]] = True
+    keep |= (pts @ hull.equations[:, :3].T + hull.equations[:, 3] > 0.0).any(axis=1)
+    return pts[keep]
