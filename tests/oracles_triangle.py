@@ -109,6 +109,40 @@ def ray_triangle(origin, direction, tri, t_max=np.inf):
     return True, t, u, v
 
 
+def segment_distance2(p1, q1, p2, q2):
+    """Exact squared distance (a Fraction) between segments p1q1 and p2q2: the least
+    over each endpoint against the other segment and, where the lines' closest points
+    fall inside both, those points."""
+    p1, q1, p2, q2 = ([_q(c) for c in np.asarray(v)] for v in (p1, q1, p2, q2))
+
+    def on_segment(p, a, b):
+        d = _sub(b, a)
+        dd = _dot(d, d)
+        t = (
+            Fraction(0)
+            if dd == 0
+            else min(Fraction(1), max(Fraction(0), _dot(_sub(p, a), d) / dd))
+        )
+        w = _sub(p, [a[k] + t * d[k] for k in range(3)])
+        return _dot(w, w)
+
+    best = min(on_segment(p1, p2, q2), on_segment(q1, p2, q2),
+               on_segment(p2, p1, q1), on_segment(q2, p1, q1))  # fmt: skip
+    d1, d2, r = _sub(q1, p1), _sub(q2, p2), _sub(p1, p2)
+    a, e, b = _dot(d1, d1), _dot(d2, d2), _dot(d1, d2)
+    c, f = _dot(d1, r), _dot(d2, r)
+    den = a * e - b * b
+    if den != 0:
+        s, t = (b * f - c * e) / den, (a * f - b * c) / den
+        if 0 <= s <= 1 and 0 <= t <= 1:
+            w = _sub(
+                [p1[k] + s * d1[k] for k in range(3)],
+                [p2[k] + t * d2[k] for k in range(3)],
+            )
+            best = min(best, _dot(w, w))
+    return best
+
+
 def point_triangle_distance2(x, tri):
     """Exact squared distance (a Fraction) from point x to the closed triangle tri: the
     least over its three edges and, where x's foot on its plane falls inside, the face

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from hitbox import distance as hd
 from hitbox._kernels.triangle_distance import (
     closest_on_triangle,
+    segment_segment,
     tri_tri_distance,
     tri_tri_distance_brute,
 )
@@ -155,6 +156,30 @@ def test_triangle_pairs_touching_and_not():
     assert d2 == 0.0 and x == y and abs(x[2]) < 1e-15  # where the edge pierces p
     d2, x, y = tri_tri_distance(*p, *tri((0, 0, 2), (1, 0, 2), (0, 1, 2)))
     assert d2 == 4.0 and abs(x[2] - y[2]) == 2.0
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2**32 - 1))
+def test_segment_pairs_nearly_parallel_or_not_are_exact(seed):
+    """segment_segment against exact rationals: nearly parallel pairs (Ericson's
+    parameters lose eps / sin^2 there: 1.6e-8 of the size before), crossing, skew and
+    zero-length ones, to rounding; the points lie on their segments."""
+    rng = np.random.default_rng(seed)
+    for k in range(100):
+        p1, q1 = rng.normal(size=3), rng.normal(size=3)
+        p2 = p1 + rng.normal(size=3) * 10.0 ** rng.uniform(-12, 0)
+        if k % 4 == 3:
+            q2 = rng.normal(size=3)
+        else:  # nearly parallel, or (k % 4 == 2) nearly a point
+            tiny = 10.0 ** rng.uniform(-17, -5)
+            q2 = p2 + (q1 - p1) * (rng.uniform(-2, 2) if k % 4 < 2 else tiny)
+            q2 = q2 + rng.normal(size=3) * tiny
+        x, y = segment_segment(*(tuple(v) for v in (p1, q1, p2, q2)))
+        want = np.sqrt(float(ot.segment_distance2(p1, q1, p2, q2)))
+        scale = max(1.0, np.abs([p1, q1, p2, q2]).max())
+        assert abs(np.linalg.norm(np.subtract(x, y)) - want) <= 4e-15 * scale
+        for point, a, b in ((x, p1, q1), (y, p2, q2)):
+            assert ot.point_segment_distance(np.array(point), a, b) <= 1e-14 * scale
 
 
 def _triangle_pair(rng, kind):

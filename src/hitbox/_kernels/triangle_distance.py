@@ -38,6 +38,15 @@ def _sub(a, b):
 
 
 @njit(inline="always")
+def _cross(u, v):
+    return (
+        u[1] * v[2] - u[2] * v[1],
+        u[2] * v[0] - u[0] * v[2],
+        u[0] * v[1] - u[1] * v[0],
+    )
+
+
+@njit(inline="always")
 def closest_on_triangle(p, a, b, c):
     """(closest point of triangle abc to p, its barycentrics on (a, b, c)), points as
     3-tuples: :func:`hitbox._kernels.closest.closest_point_on`."""
@@ -47,9 +56,59 @@ def closest_on_triangle(p, a, b, c):
     return (qx, qy, qz), (wa, wb, wc)
 
 
+#: Segments whose squared sine of their angle is at most this are nearly parallel:
+#: Ericson's parameters lose eps / sin^2 of their precision there (1.6e-8 of the
+#: coordinates' size, measured against exact rationals).
+PARALLEL = 1e-6
+
+
+@njit(inline="always")
+def _on_segment(p, a, b):
+    """The point of segment ab closest to p."""
+    d = _sub(b, a)
+    dd = _dot(d, d)
+    t = 0.0 if dd <= 0.0 else min(1.0, max(0.0, _dot(_sub(p, a), d) / dd))
+    return _axpy(t, d, a)
+
+
+@njit(cache=True, nogil=True)
+def _near_parallel(p1, q1, p2, q2, c1, c2):
+    """The nearest of (c1, c2), the lines' closest points found through the cross
+    product of the directions (parameters within eps / sin) where both fall on the
+    segments, and each endpoint with its closest point on the other segment."""
+    d1 = _sub(q1, p1)
+    d2 = _sub(q2, p2)
+    w = _sub(c1, c2)
+    best = _dot(w, w)
+    n = _cross(d1, d2)
+    nn = _dot(n, n)
+    if nn > 0.0:
+        r = _sub(p2, p1)
+        s = _dot(_cross(r, d2), n) / nn
+        t = _dot(_cross(r, d1), n) / nn
+        if 0.0 <= s <= 1.0 and 0.0 <= t <= 1.0:
+            x, y = _axpy(s, d1, p1), _axpy(t, d2, p2)
+            w = _sub(x, y)
+            if _dot(w, w) < best:
+                best, c1, c2 = _dot(w, w), x, y
+    for k in range(4):
+        if k < 2:
+            x = p1 if k == 0 else q1
+            y = _on_segment(x, p2, q2)
+        else:
+            y = p2 if k == 2 else q2
+            x = _on_segment(y, p1, q1)
+        w = _sub(x, y)
+        if _dot(w, w) < best:
+            best, c1, c2 = _dot(w, w), x, y
+    return c1, c2
+
+
 @njit(inline="always")
 def segment_segment(p1, q1, p2, q2):
-    """Closest points of segments p1q1 and p2q2: (c1, c2). Ericson §5.1.9."""
+    """Closest points of segments p1q1 and p2q2: (c1, c2). Ericson §5.1.9; nearly
+    parallel segments (:func:`_near_parallel`) also try better-conditioned candidates.
+    """
     d1 = _sub(q1, p1)
     d2 = _sub(q2, p2)
     r = _sub(p1, p2)
@@ -77,7 +136,10 @@ def segment_segment(p1, q1, p2, q2):
             elif t > 1.0:
                 t = 1.0
                 s = min(1.0, max(0.0, (b - c) / a))
-    return _axpy(s, d1, p1), _axpy(t, d2, p2)
+    c1, c2 = _axpy(s, d1, p1), _axpy(t, d2, p2)
+    if a > 0.0 and e > 0.0 and a * e - b * b <= PARALLEL * a * e:
+        return _near_parallel(p1, q1, p2, q2, c1, c2)
+    return c1, c2
 
 
 @njit(inline="always")
@@ -149,15 +211,6 @@ def _common_point(p0, p1, p2, q0, q1, q2):
             if e < best:
                 best, out = e, m
     return out
-
-
-@njit(inline="always")
-def _cross(u, v):
-    return (
-        u[1] * v[2] - u[2] * v[1],
-        u[2] * v[0] - u[0] * v[2],
-        u[0] * v[1] - u[1] * v[0],
-    )
 
 
 @njit(inline="always")
