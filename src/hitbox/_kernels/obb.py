@@ -9,7 +9,7 @@ import numpy as np
 from numba import njit
 
 from hitbox._kernels.brute import pairs_where
-from hitbox._kernels.rigid import ortho_error
+from hitbox._kernels.rigid import det3, ortho_error
 
 # Relative slack of the separating-axis test. An axis L separates only when the gap
 # exceeds SAT_EPS * (|t|_1 + sum(half_a) + sum(half_b)). The rounding of R, t and the
@@ -364,18 +364,9 @@ def _eigh3(cov, vecs, a):
         if vecs[big, m] < 0.0:
             for r in range(3):
                 vecs[r, m] = -vecs[r, m]
-    if _det3(vecs) < 0.0:
+    if det3(vecs) < 0.0:
         for r in range(3):
             vecs[r, 2] = -vecs[r, 2]
-
-
-@njit(inline="always")
-def _det3(m):
-    return (
-        m[0, 0] * (m[1, 1] * m[2, 2] - m[1, 2] * m[2, 1])
-        - m[0, 1] * (m[1, 0] * m[2, 2] - m[1, 2] * m[2, 0])
-        + m[0, 2] * (m[1, 0] * m[2, 1] - m[1, 1] * m[2, 0])
-    )
 
 
 @njit(inline="always")

@@ -33,7 +33,8 @@ def ortho_error(rot):
 
 
 @njit(inline="always")
-def _det(rot):
+def det3(rot):
+    """The determinant of a (3, 3) matrix."""
     return (
         rot[0, 0] * (rot[1, 1] * rot[2, 2] - rot[1, 2] * rot[2, 1])
         - rot[0, 1] * (rot[1, 0] * rot[2, 2] - rot[1, 2] * rot[2, 0])
@@ -44,7 +45,7 @@ def _det(rot):
 @njit(inline="always")
 def is_rotation(rot):
     """rot (3, 3): columns orthonormal to RIGID_TOL and det > 0."""
-    return ortho_error(rot) <= RIGID_TOL and _det(rot) > 0.0
+    return ortho_error(rot) <= RIGID_TOL and det3(rot) > 0.0
 
 
 @njit(cache=True, nogil=True)
@@ -124,7 +125,7 @@ def write_poses(mats, idx, rots, trans, version, epoch, off):
             return k, 0
         linear = mats[k, :3, :3]
         err = ortho_error(linear)  # is_rotation, the error kept for the snap test
-        if not (err <= RIGID_TOL and _det(linear) > 0.0):
+        if not (err <= RIGID_TOL and det3(linear) > 0.0):
             return k, 0
         if err > SNAP_TOL:
             off[n_off] = k

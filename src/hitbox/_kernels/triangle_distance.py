@@ -13,6 +13,7 @@ from numba import njit
 
 from hitbox._kernels.closest import closest_point_on
 from hitbox._kernels.triangle_overlap import tri_tri_overlap
+from hitbox._kernels.triangle_points import _cross, _dot, _sub
 
 #: Relative rounding margin of a lower bound (far above float64's rounding of it).
 REL_EPS = 1e-12
@@ -22,28 +23,9 @@ REL_EPS = 1e-12
 
 
 @njit(inline="always")
-def _dot(a, b):
-    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
-
-
-@njit(inline="always")
 def _axpy(s, d, p):
     """p + s d."""
     return (p[0] + s * d[0], p[1] + s * d[1], p[2] + s * d[2])
-
-
-@njit(inline="always")
-def _sub(a, b):
-    return (a[0] - b[0], a[1] - b[1], a[2] - b[2])
-
-
-@njit(inline="always")
-def _cross(u, v):
-    return (
-        u[1] * v[2] - u[2] * v[1],
-        u[2] * v[0] - u[0] * v[2],
-        u[0] * v[1] - u[1] * v[0],
-    )
 
 
 @njit(inline="always")
@@ -72,12 +54,11 @@ def _on_segment(p, a, b):
 
 
 @njit(cache=True, nogil=True)
-def _near_parallel(p1, q1, p2, q2, c1, c2):
+def _near_parallel(p1, q1, p2, q2, d1, d2, c1, c2):
     """The nearest of (c1, c2), the lines' closest points found through the cross
-    product of the directions (parameters within eps / sin) where both fall on the
-    segments, and each endpoint with its closest point on the other segment."""
-    d1 = _sub(q1, p1)
-    d2 = _sub(q2, p2)
+    product of the directions d1 = q1 - p1, d2 = q2 - p2 (parameters within eps / sin)
+    where both fall on the segments, and each endpoint with its closest point on the
+    other segment."""
     w = _sub(c1, c2)
     best = _dot(w, w)
     n = _cross(d1, d2)
@@ -138,7 +119,7 @@ def segment_segment(p1, q1, p2, q2):
                 s = min(1.0, max(0.0, (b - c) / a))
     c1, c2 = _axpy(s, d1, p1), _axpy(t, d2, p2)
     if a > 0.0 and e > 0.0 and a * e - b * b <= PARALLEL * a * e:
-        return _near_parallel(p1, q1, p2, q2, c1, c2)
+        return _near_parallel(p1, q1, p2, q2, d1, d2, c1, c2)
     return c1, c2
 
 
