@@ -109,25 +109,26 @@ def ray_triangle(origin, direction, tri, t_max=np.inf):
     return True, t, u, v
 
 
+def _point_segment2(p, a, b):
+    """Exact squared distance from p to segment ab (rationals in, a Fraction out)."""
+    d = _sub(b, a)
+    dd = _dot(d, d)
+    t = (
+        Fraction(0)
+        if dd == 0
+        else min(Fraction(1), max(Fraction(0), _dot(_sub(p, a), d) / dd))
+    )
+    w = _sub(p, [a[k] + t * d[k] for k in range(3)])
+    return _dot(w, w)
+
+
 def segment_distance2(p1, q1, p2, q2):
     """Exact squared distance (a Fraction) between segments p1q1 and p2q2: the least
     over each endpoint against the other segment and, where the lines' closest points
     fall inside both, those points."""
     p1, q1, p2, q2 = ([_q(c) for c in np.asarray(v)] for v in (p1, q1, p2, q2))
-
-    def on_segment(p, a, b):
-        d = _sub(b, a)
-        dd = _dot(d, d)
-        t = (
-            Fraction(0)
-            if dd == 0
-            else min(Fraction(1), max(Fraction(0), _dot(_sub(p, a), d) / dd))
-        )
-        w = _sub(p, [a[k] + t * d[k] for k in range(3)])
-        return _dot(w, w)
-
-    best = min(on_segment(p1, p2, q2), on_segment(q1, p2, q2),
-               on_segment(p2, p1, q1), on_segment(q2, p1, q1))  # fmt: skip
+    best = min(_point_segment2(p1, p2, q2), _point_segment2(q1, p2, q2),
+               _point_segment2(p2, p1, q1), _point_segment2(q2, p1, q1))  # fmt: skip
     d1, d2, r = _sub(q1, p1), _sub(q2, p2), _sub(p1, p2)
     a, e, b = _dot(d1, d1), _dot(d2, d2), _dot(d1, d2)
     c, f = _dot(d1, r), _dot(d2, r)
@@ -149,19 +150,9 @@ def point_triangle_distance2(x, tri):
     (a zero-area triangle is its edges)."""
     p = [_q(c) for c in np.asarray(x)]
     a, b, c = ([_q(v) for v in row] for row in np.asarray(tri))
-
-    def on_segment(s, e):
-        d = _sub(e, s)
-        dd = _dot(d, d)
-        t = (
-            Fraction(0)
-            if dd == 0
-            else min(Fraction(1), max(Fraction(0), _dot(_sub(p, s), d) / dd))
-        )
-        w = _sub(p, [s[k] + t * d[k] for k in range(3)])
-        return _dot(w, w)
-
-    best = min(on_segment(a, b), on_segment(a, c), on_segment(b, c))
+    best = min(
+        _point_segment2(p, a, b), _point_segment2(p, a, c), _point_segment2(p, b, c)
+    )
     u, v = _sub(b, a), _sub(c, a)
     uu, uv, vv = _dot(u, u), _dot(u, v), _dot(v, v)
     den = uu * vv - uv * uv
