@@ -118,7 +118,10 @@ def _weights(px, py, pz, ax, ay, az, bx, by, bz, cx, cy, cz):
     t = _edge_t(va, d4 - d3, d6 - d5)
     if t >= 0.0:  # edge bc
         return 0.0, 1.0 - t, t
-    return _face_weights(va, vb, vc)
+    if va > 0.0 and vb > 0.0 and vc > 0.0:  # the face
+        return _face_weights(va, vb, vc)
+    # rounding kept p from every region (it lies on a boundary): every candidate
+    return _thin_weights(px, py, pz, ax, ay, az, bx, by, bz, cx, cy, cz)
 
 
 @njit(inline="always")
