@@ -468,6 +468,40 @@ def _closest_wide_range(
         _answer(out_point, out_d, out_slot, out_w, p, best, best_s, q)
 
 
+@njit
+def _chunk_buffers():
+    """One thread's chunk of points, their answers, and the identity order."""
+    return (
+        np.empty((_CHUNK, 3)), np.empty((_CHUNK, 3)), np.empty(_CHUNK),
+        np.empty(_CHUNK, np.intp), np.empty((_CHUNK, 3)), np.arange(_CHUNK),
+    )  # fmt: skip
+
+
+@njit(cache=True, nogil=True)
+def _closest_chunk(
+    wbox, wchild, node_first, node_count, tris, slot_box, prim_order, depth, points,
+    order, out_point, out_d, out_slot, out_w, lo, hi, buffers,
+):  # fmt: skip
+    """:func:`_closest_wide_range` over points order[lo..hi], gathered into a chunk
+    first and their answers scattered after: the walks read and write one small block,
+    and the scattered loads and stores, in loops of their own, overlap."""
+    pts, q, d, slot, w, ident = buffers
+    m = hi - lo
+    for u in range(m):
+        p = order[lo + u]
+        pts[u, 0], pts[u, 1], pts[u, 2] = points[p, 0], points[p, 1], points[p, 2]
+    _closest_wide_range(
+        wbox, wchild, node_first, node_count, tris, slot_box, prim_order, depth, pts,
+        ident, q, d, slot, w, 0, m,
+    )  # fmt: skip
+    for u in range(m):
+        p = order[lo + u]
+        out_point[p, 0], out_point[p, 1], out_point[p, 2] = q[u, 0], q[u, 1], q[u, 2]
+        out_d[p] = d[u]
+        out_slot[p] = slot[u]
+        out_w[p, 0], out_w[p, 1], out_w[p, 2] = w[u, 0], w[u, 1], w[u, 2]
+
+
 @njit(cache=True, nogil=True)
 def closest(
     node_box, node_first, node_count, tris, slot_box, prim_order, depth, points, order,
@@ -482,10 +516,13 @@ def closest(
     """
     if len(points) >= WIDE_MIN:
         wbox, wchild = wide_tree(node_box, node_first, node_count)
-        _closest_wide_range(
-            wbox, wchild, node_first, node_count, tris, slot_box, prim_order, depth,
-            points, order, out_point, out_d, out_slot, out_w, 0, len(points),
-        )  # fmt: skip
+        buffers = _chunk_buffers()
+        for c in range((len(points) + _CHUNK - 1) // _CHUNK):
+            lo, hi = chunk_span(c, len(points), _CHUNK)
+            _closest_chunk(
+                wbox, wchild, node_first, node_count, tris, slot_box, prim_order, depth,
+                points, order, out_point, out_d, out_slot, out_w, lo, hi, buffers,
+            )  # fmt: skip
     else:
         _closest_range(
             node_box, node_first, node_count, tris, slot_box, prim_order, depth, points,
@@ -504,11 +541,12 @@ def closest_parallel(
     wbox, wchild = wide_tree(node_box, node_first, node_count)
     lanes, n_chunks = lane_count(n, threads, _CHUNK)
     for lane in prange(lanes):
+        buffers = _chunk_buffers()
         for c in range(lane, n_chunks, lanes):
             lo, hi = chunk_span(c, n, _CHUNK)
-            _closest_wide_range(
+            _closest_chunk(
                 wbox, wchild, node_first, node_count, tris, slot_box, prim_order, depth,
-                points, order, out_point, out_d, out_slot, out_w, lo, hi,
+                points, order, out_point, out_d, out_slot, out_w, lo, hi, buffers,
             )  # fmt: skip
 
 
