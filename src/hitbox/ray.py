@@ -17,10 +17,14 @@ A ray whose origin lies in the volume (on its boundary included) hits at ``t_ent
 with ``axis = -1`` and a zero normal: it enters through no face. A direction component of
 +0 or -0 means the ray is parallel to that slab; it hits only if its origin lies in the
 closed slab (no NaN, and no "near zero" tolerance that would change the answer for a tiny
-but valid direction). Slab parameters are the correctly rounded quotients
-``(lo - o) / d``, so on integer input the hit decisions are exact. An entry parameter past
-the float range (a subnormal direction component, far from the box) is a miss: no finite t
-exists to report.
+but valid direction). Slab parameters are the quotients ``(lo - o) / d``. A graze that
+rounding would lose (a ray through an edge or a corner, tangent to a sphere, or a segment
+ending on the surface, exactly in the given floats) is a hit: the hit test allows the
+roundings of ``lo - o`` and of the quotient (sphere casts: of ``o - c`` and the
+discriminant), so rays apart by less than about 1e-15 of the coordinates' size may be
+reported as grazing hits, and on small integer input (up to 2**20) the decisions are
+exact. An entry parameter past the float range (a subnormal direction component, far
+from the box) is a miss: no finite t exists to report.
 """
 
 from typing import NamedTuple

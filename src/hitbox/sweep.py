@@ -11,7 +11,10 @@ Every sweep returns :class:`SweepHits` ``(hit, t, normal)``: the first contact t
 not a time) and the contact normal, the unit outward normal of the second volume at the
 contact point, which faces the mover and opposes its relative motion. Volumes are closed,
 so touching counts; volumes that already overlap (or touch) at t = 0 give t = 0 and a zero
-normal. Empty volumes touch nothing.
+normal. A path that grazes the other volume exactly in the given floats touches it even
+where the roundings of the differences formed would lose the contact: paths apart by less
+than about 1e-15 of the coordinates' size may be reported as touching. Empty volumes
+touch nothing.
 """
 
 from typing import NamedTuple

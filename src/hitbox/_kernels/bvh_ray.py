@@ -12,6 +12,7 @@ from numba import njit, prange
 
 from hitbox._kernels.borrowed import borrowed
 from hitbox._kernels.bvh_traverse import push_children
+from hitbox._kernels.ray import WIDEN
 from hitbox._kernels.ray_triangle import (
     closer,
     final_t,
@@ -23,7 +24,6 @@ from hitbox._kernels.triangle_points import load
 
 #: Rays per call above which the parallel kernel is used (thread start-up costs more below).
 PARALLEL_MIN = 4096
-WIDEN = 1.0 + 2.0 * (3.0 * 2.0**-53) / (1.0 - 3.0 * 2.0**-53)
 
 
 @njit(inline="always")

@@ -8,9 +8,15 @@ face. The casts take a volume set as one NamedTuple of a kind in ``KINDS`` (AABB
 or fields like hitbox's Spheres and OBBs): :func:`cast_each` pairs ray i with volume i,
 :func:`cast_all` every ray with every volume.
 
-Slab parameters are quotients ``(lo - o) / d``, one rounding each, not products with a
-precomputed ``1 / d`` (two roundings), so a t is the correctly rounded value of its exact
-quotient and a hit decision on integer input matches exact arithmetic. A direction
+Slab parameters are quotients ``(lo - o) / d``, not products with a precomputed ``1 / d``
+(one rounding fewer). Grazes resolve towards a hit: a ray that touches the closed volume
+exactly (an edge, a corner, a tangent sphere, a segment ending on the surface) may lose
+that contact to the roundings of ``lo - o`` and of the quotient, so the exit end is
+widened by :data:`WIDEN` (as Ize 2013 widens a BVH walk's boxes) and a sphere's
+discriminant by :data:`TANGENT` before the hit is decided; the reported t stays the
+computed one, clipped to [0, t_max]. Misses nearer than that (about 1e-15 relative) may
+be reported as hits; on small integer input (coordinates up to 2**20) the decisions
+match exact arithmetic. A direction
 component of +0 or -0 is a ray parallel to that slab: its quotients are +-inf by the sign
 of the zero, which is the closed-slab test on the origin, and the one NaN, 0 / 0 for an
 origin on the slab's plane, is dropped by ordered comparisons (see :func:`slab_clip`). So
@@ -29,6 +35,15 @@ from numba import njit
 from numba.extending import overload
 
 INF = np.inf
+#: A slab quotient ``(lo - o) / d`` is within 2 gamma(3) (relative) of its exact value
+#: with room to spare, so an entry no later than the exit in exact arithmetic is no later
+#: than the exit times WIDEN in floats (Ize 2013, "Robust BVH Ray Traversal").
+WIDEN = 1.0 + 2.0 * (3.0 * 2.0**-53) / (1.0 - 3.0 * 2.0**-53)
+#: A ball's discriminant radius^2 - |l|^2 is within TANGENT * (radius + |m|) *
+#: (radius + |m| + ref) of its exact value (|m| the origin's distance from the centre,
+#: ref the magnitude of the coordinates m was formed from: l = m - k u carries a few
+#: roundings of each), so a tangent ray keeps its hit.
+TANGENT = 16.0 * 2.0**-53
 
 
 @njit(inline="always", error_model="numpy")
@@ -63,16 +78,19 @@ def slab_clip(lo, hi, d, near, far, axis, k):
 def slab_result(near, far, axis):
     """(t_enter, t_exit, axis) from the clipped interval; ``far`` already holds t_max.
 
-    A hit needs t_enter <= t_exit and a finite t_enter (an entry parameter beyond the
-    float range, from a direction like 1e-320, is a miss). ``+ 0.0`` turns -0.0 into +0.0.
+    A hit needs t_enter <= t_exit * WIDEN (a graze that rounding put a hair apart still
+    hits; the signs of the quotients are exact, so an exit before the origin stays a
+    miss) and a finite t_enter (an entry parameter beyond the float range, from a
+    direction like 1e-320, is a miss). Such a graze reports t_enter = t_exit. ``+ 0.0``
+    turns -0.0 into +0.0.
     """
     if near > 0.0:
         t_enter = near
     else:
         t_enter = 0.0
         axis = -1
-    if t_enter <= far and t_enter < INF:
-        return t_enter, far + 0.0, axis
+    if t_enter <= far * WIDEN and t_enter < INF:
+        return min(t_enter, far) + 0.0, far + 0.0, axis
     return INF, INF, -1
 
 
@@ -243,8 +261,11 @@ def _obb_normal(vol, b, origin, direction, r, t, axis, normal, i):
 
 
 @njit(error_model="numpy")
-def ball(m0, m1, m2, d0, d1, d2, radius, t_max):
+def ball(m0, m1, m2, d0, d1, d2, radius, t_max, ref):
     """(t_enter, t_exit) of p = m + t d, t in [0, t_max], in the ball |p| <= radius.
+
+    ``ref``: the largest magnitude of the coordinates m was formed from (m = o - c
+    carries their rounding, which the tangent test allows for); 0 for an exact m.
 
     Components past the dimension are passed as 0. The direction is first scaled by its
     largest component, so |u| is in [1, sqrt 3] and nothing overflows for huge or tiny
@@ -266,9 +287,13 @@ def ball(m0, m1, m2, d0, d1, d2, radius, t_max):
     l1 = m1 - k * u1
     l2 = m2 - k * u2
     disc = radius * radius - (l0 * l0 + l1 * l1 + l2 * l2)
+    mm = m0 * m0 + m1 * m1 + m2 * m2
     if disc < 0.0:
-        return INF, INF
-    c = m0 * m0 + m1 * m1 + m2 * m2 - radius * radius
+        reach = radius + np.sqrt(mm)
+        if disc < -TANGENT * reach * (reach + ref) or reach == INF:  # inf: overflowed
+            return INF, INF
+        disc = 0.0  # tangent within rounding: touching counts
+    c = mm - radius * radius
     root = np.sqrt(a * disc)
     q = -(b + root) if b >= 0.0 else -(b - root)
     if q == 0.0:  # b = 0 and disc = 0: tangent at t = 0
@@ -283,8 +308,8 @@ def ball(m0, m1, m2, d0, d1, d2, radius, t_max):
     t_far = t_far / s
     t_enter = t_near if t_near > 0.0 else 0.0
     t_exit = t_far if t_far < t_max else t_max
-    if t_enter <= t_exit and t_enter < INF:
-        return t_enter, t_exit + 0.0
+    if t_enter <= t_exit * WIDEN and t_enter < INF:
+        return min(t_enter, t_exit) + 0.0, t_exit + 0.0
     return INF, INF
 
 
@@ -299,7 +324,10 @@ def _sphere(vol, b, origin, direction, r, t_max):
     d1 = direction[r, 1] if dim > 1 else 0.0
     m2 = origin[r, 2] - center[b, 2] if dim > 2 else 0.0
     d2 = direction[r, 2] if dim > 2 else 0.0
-    t0, t1 = ball(m0, m1, m2, d0, d1, d2, radius[b], t_max)
+    ref = 0.0
+    for k in range(dim):
+        ref = max(ref, abs(origin[r, k]), abs(center[b, k]))
+    t0, t1 = ball(m0, m1, m2, d0, d1, d2, radius[b], t_max, ref)
     return t0, t1, -1
 
 

@@ -2,15 +2,21 @@
 
 The moving volume travels by the displacement ``v`` over t in [0, 1]; two moving volumes
 come as one, with their relative displacement. A miss is t = inf. Touching counts (closed
-volumes); volumes that overlap at t = 0 give t = 0 and a zero normal.
+volumes); volumes that overlap at t = 0 give t = 0 and a zero normal. A graze that the
+roundings of the inputs' differences would lose still counts (:data:`ray.WIDEN`,
+:data:`ray.TANGENT`, :data:`GROW_SLACK`): paths apart by less than about 1e-15 of the
+coordinates' size may be reported touching.
 """
 
 import numpy as np
 from numba import njit
 
-from hitbox._kernels.ray import ball, slab_clip, slab_result
+from hitbox._kernels.ray import WIDEN, ball, slab_clip, slab_result
 
 INF = np.inf
+#: Extra growth of the rounded box's face pieces, relative to the coordinates' size:
+#: two roundings of lo - rad - m (see :func:`_clip_grown`).
+GROW_SLACK = 4.0 * 2.0**-53
 
 
 # -- AABB against AABB (seed 000 intersectMovingAABB; RTCD 5.5.8) ------------------------
@@ -86,9 +92,11 @@ def sphere_sphere(c_a, r_a, c_b, r_b, v, hit, t, normal):
         a = i * sa
         b = i * sb
         r = i * sv
+        ref = 0.0
         for k in range(dim):
             m[k] = c_a[a, k] - c_b[b, k]
             d[k] = v[r, k]
+            ref = max(ref, abs(c_a[a, k]), abs(c_b[b, k]))
         radius = r_a[a] + r_b[b]
         if r_a[a] < 0.0 or r_b[b] < 0.0:
             ti = INF
@@ -97,7 +105,7 @@ def sphere_sphere(c_a, r_a, c_b, r_b, v, hit, t, normal):
         elif d[0] == 0.0 and d[1] == 0.0 and d[2] == 0.0:
             ti = INF
         else:
-            ti = ball(m[0], m[1], m[2], d[0], d[1], d[2], radius, 1.0)[0]
+            ti = ball(m[0], m[1], m[2], d[0], d[1], d[2], radius, 1.0, ref)[0]
         hit[i] = ti < INF
         t[i] = ti
         _radial_normal(m, d, ti, normal, i, dim)
@@ -143,16 +151,29 @@ def _unit_or_back(normal, i, length, d, dim):
 @njit(inline="always")
 def _clip_grown(boxes, b, m, d, rad, only, dim):
     """(t0, t1, entry axis): [0, 1] clipped to where m + t d lies in box b grown by rad
-    along axis ``only`` (along every axis when ``only`` < 0)."""
+    along axis ``only`` (along every axis when ``only`` < 0).
+
+    The bound lo - rad - m is rounded twice, by as much as the coordinates' size (a
+    small rad vanishes into lo), so each grown slab's exit side (both sides for a path
+    parallel to it) moves out by :data:`GROW_SLACK` of that size: a path that touches
+    the rounded box exactly still meets the grown one, and the entry t is the one
+    formed without slack (exact on dyadic input)."""
     t0 = 0.0
     t1 = 1.0
     ax = -1
     for k in range(dim):
-        grow = rad if only < 0 or k == only else 0.0
-        t0, t1, ax = slab_clip(
-            boxes[b, 0, k] - grow - m[k], boxes[b, 1, k] + grow - m[k], d[k], t0, t1,
-            ax, k,
-        )  # fmt: skip
+        grown = only < 0 or k == only
+        grow = rad if grown else 0.0
+        lo = boxes[b, 0, k] - grow - m[k]
+        hi = boxes[b, 1, k] + grow - m[k]
+        if grown:
+            size = max(abs(boxes[b, 0, k]), abs(boxes[b, 1, k]), abs(m[k])) + rad
+            slack = GROW_SLACK * size
+            if d[k] >= 0.0:  # +0 too: parallel, both sides
+                hi += slack
+            if d[k] <= 0.0:
+                lo -= slack
+        t0, t1, ax = slab_clip(lo, hi, d[k], t0, t1, ax, k)
     return t0, t1, ax
 
 
@@ -199,7 +220,7 @@ def sphere_aabb(center, radius, boxes, v, hit, t, normal):
             else:
                 # the box grown by r on every axis: a cheap superset test
                 t0, t1, ax = _clip_grown(boxes, b, m, d, rad, -1, dim)
-                if t0 <= t1:
+                if t0 <= t1 * WIDEN:  # a graze within rounding still touches
                     for s in range(1, 1 << dim):
                         te, tax, corner = _piece(boxes, b, m, d, rad, s, dim)
                         if te < best:
@@ -244,8 +265,8 @@ def _piece(boxes, b, m, d, rad, s, dim):
             only = k
     if n_s == 1:
         t0, t1, ax = _clip_grown(boxes, b, m, d, rad, only, dim)
-        if t0 <= t1:
-            return t0, ax, 0
+        if t0 <= t1 * WIDEN:
+            return min(t0, t1), ax, 0
         return INF, -1, 0
     if rad == 0.0:
         # a point: the edge and corner pieces lie in the box and the faces suffice
@@ -265,10 +286,12 @@ def _piece(boxes, b, m, d, rad, s, dim):
         w2 = 0.0
         slot = 0
         at_infinity = False
+        ref = 0.0
         for k in range(dim):
             if s >> k & 1:
                 side = boxes[b, corner >> k & 1, k]
                 at_infinity = at_infinity or not abs(side) < INF
+                ref = max(ref, abs(side), abs(m[k]))
                 rel = m[k] - side
                 if slot == 0:
                     u0 = rel
@@ -289,7 +312,7 @@ def _piece(boxes, b, m, d, rad, s, dim):
             else:
                 continue
         else:
-            t0, t1 = ball(u0, u1, u2, w0, w1, w2, rad, 1.0)
+            t0, t1 = ball(u0, u1, u2, w0, w1, w2, rad, 1.0, ref)
             if t0 == INF:
                 continue
         ax = -1
@@ -298,8 +321,8 @@ def _piece(boxes, b, m, d, rad, s, dim):
                 t0, t1, ax = slab_clip(
                     boxes[b, 0, k] - m[k], boxes[b, 1, k] - m[k], d[k], t0, t1, ax, k
                 )
-        if t0 <= t1 and t0 < best:
-            best = t0
+        if t0 <= t1 * WIDEN and min(t0, t1) < best:
+            best = min(t0, t1)
             best_ax = ax
             best_corner = corner
     return best, best_ax, best_corner

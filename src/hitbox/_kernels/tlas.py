@@ -90,6 +90,8 @@ def _object_ray(objs, pack, k, origins, directions, r, stack, limit):
             origins[r, 0] - centre[k, 0], origins[r, 1] - centre[k, 1],
             origins[r, 2] - centre[k, 2], directions[r, 0], directions[r, 1],
             directions[r, 2], radius[k], limit,
+            max(abs(origins[r, 0]), abs(origins[r, 1]), abs(origins[r, 2]),
+                abs(centre[k, 0]), abs(centre[k, 1]), abs(centre[k, 2])),
         )  # fmt: skip
         return t0, -1
     if kind[k] == BOX:

@@ -1,0 +1,249 @@
+"""Grazes: a ray or a sweep that touches a closed volume exactly must hit it.
+
+Each case is built to touch a volume at one point (a box's corner, edge or face, a
+sphere's surface) at a time t0 inside the ray or the step, in random floats, so the
+rounding of the inputs leaves it touching, overlapping or a hair apart in exact
+arithmetic. The oracles here decide on the given floats exactly (fractions), and every
+case they call touching must be a hit; a hit they call apart must be apart by no more
+than rounding (1e-12 of the coordinates' size), and t must agree to that.
+"""
+
+from fractions import Fraction
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import hitbox as hb
+from tests import oracles_ray as oracle
+
+TOL = 1e-12
+
+
+def _q(x):
+    return Fraction(float(x))
+
+
+def segment_box_gap2(box, c, v, t_max=1):
+    """Exact least squared distance from the box to c + t v, t in [0, t_max]."""
+    lo, hi = [_q(x) for x in box[0]], [_q(x) for x in box[1]]
+    c, v = [_q(x) for x in c], [_q(x) for x in v]
+    t_max = Fraction(t_max)
+    cuts = {Fraction(0), t_max}
+    for k in range(len(c)):
+        if v[k]:
+            cuts.update(t for t in ((lo[k] - c[k]) / v[k], (hi[k] - c[k]) / v[k])
+                        if 0 < t < t_max)  # fmt: skip
+    cuts = sorted(cuts)
+    best = None
+    for a, b in zip(cuts, cuts[1:] + [cuts[-1]], strict=True):
+        mid = (a + b) / 2
+        # on [a, b] each axis is below, inside or above its slab: a quadratic in t
+        q2 = q1 = q0 = Fraction(0)
+        for k in range(len(c)):
+            x = c[k] + mid * v[k]
+            edge = lo[k] if x < lo[k] else (hi[k] if x > hi[k] else None)
+            if edge is not None:
+                q2, q1, q0 = (
+                    q2 + v[k] ** 2,
+                    q1 + 2 * v[k] * (c[k] - edge),
+                    q0 + (c[k] - edge) ** 2,
+                )
+        ts = [a, b] + ([-q1 / (2 * q2)] if q2 and a < -q1 / (2 * q2) < b else [])
+        val = min(q2 * t * t + q1 * t + q0 for t in ts)
+        best = val if best is None else min(best, val)
+    return best
+
+
+def ball_gap2(center, c, v, t_max=1):
+    """Exact least squared distance from ``center`` to c + t v, t in [0, t_max]."""
+    m = [_q(a) - _q(b) for a, b in zip(c, center, strict=True)]
+    v = [_q(x) for x in v]
+    a = sum(x * x for x in v)
+    t = min(max(-sum(x * y for x, y in zip(m, v, strict=True)) / a, Fraction(0)),
+            Fraction(t_max))  # fmt: skip
+    return sum((x + t * y) ** 2 for x, y in zip(m, v, strict=True))
+
+
+def _scale(*arrays):
+    return 1.0 + max(float(np.abs(a).max()) for a in arrays)
+
+
+coords = st.floats(-4, 4, allow_nan=False, allow_subnormal=False)
+sizes = st.floats(0.05, 3, allow_nan=False)
+times = st.floats(0.05, 0.95)
+
+
+@st.composite
+def box_grazes(draw, dim=3):
+    """(box (2, D), start, displacement): start + t0 * displacement lies on a corner,
+    an edge or a face of the box (on every axis either a bound or inside)."""
+    lo = np.array([draw(coords) for _ in range(dim)])
+    box = np.stack([lo, lo + np.array([draw(sizes) for _ in range(dim)])])
+    point = np.array([
+        box[draw(st.integers(0, 1)), k] if draw(st.booleans())
+        else draw(st.floats(box[0, k], box[1, k])) for k in range(dim)
+    ])  # fmt: skip
+    v = np.array([draw(st.floats(-8, 8, allow_subnormal=False)) for _ in range(dim)])
+    if not v.any():
+        v[0] = 1.0
+    return box, point - draw(times) * v, v
+
+
+@settings(max_examples=300, deadline=None)
+@given(box_grazes(), st.integers(1, 3))
+def test_a_ray_grazing_a_box_hits_it(case, dim):
+    box, o, d = case
+    box, o, d = box[:, :dim], o[:dim], d[:dim]
+    if not d.any():
+        return
+    got = hb.ray.cast_aabb(box, o, d, t_max=1.0)
+    hit, t, _, _ = oracle.aabb_cast(box, o, d, 1.0)
+    scale = _scale(box, o, d)
+    if hit:
+        assert got.hit
+        assert abs(got.t_enter - float(t)) <= TOL * scale
+    elif got.hit:
+        assert segment_box_gap2(box, o, d) <= (TOL * scale) ** 2
+
+
+@settings(max_examples=300, deadline=None)
+@given(box_grazes(), sizes)
+def test_a_box_sweep_grazing_a_box_hits_it(case, size):
+    """The moving box's corner at its high ends follows start + t displacement."""
+    still, corner, v = case
+    moving = np.stack([corner - size, corner])
+    got = hb.sweep.aabb_aabb(moving, still, v)
+    t, _ = oracle.aabb_sweep(moving, still, v)
+    scale = _scale(still, moving, v)
+    if t != oracle.INF:
+        assert got.hit
+        assert abs(got.t - float(t)) <= TOL * scale
+    elif got.hit:  # apart by rounding only: the grown box meets the path
+        grown = np.stack([still[0] - TOL * scale, still[1] + TOL * scale])
+        assert oracle.aabb_sweep(moving, grown, v)[0] != oracle.INF
+
+
+@st.composite
+def sphere_grazes(draw):
+    """(centre, radius, start, displacement): the path touches the sphere at t0, mostly
+    tangent to it (a random direction less its component along the normal)."""
+    center = np.array([draw(coords) for _ in range(3)])
+    radius = draw(sizes)
+    n = np.array([draw(st.floats(-1, 1)) for _ in range(3)])
+    if np.linalg.norm(n) < 1e-3:
+        n = np.array([0.0, 0.0, 1.0])
+    n /= np.linalg.norm(n)
+    v = np.array([draw(st.floats(-8, 8)) for _ in range(3)])
+    if draw(st.booleans()):
+        v -= (v @ n) * n  # tangent
+    if not v.any():
+        v = np.array([n[1] - n[2], n[2] - n[0], n[0] - n[1]]) + [0.0, 0.0, 1e-3]
+    return center, radius, center + radius * n - draw(times) * v, v
+
+
+@settings(max_examples=300, deadline=None)
+@given(sphere_grazes())
+def test_a_ray_grazing_a_sphere_hits_it(case):
+    center, radius, o, d = case
+    got = hb.ray.cast_sphere(hb.Spheres(center, radius), o, d, t_max=1.0)
+    gap2 = ball_gap2(center, o, d) - _q(radius) ** 2
+    scale = _scale(center, o, d) + radius
+    if gap2 <= 0:
+        assert got.hit
+    elif got.hit:
+        assert float(gap2) <= 4 * radius * TOL * scale
+
+
+@settings(max_examples=300, deadline=None)
+@given(sphere_grazes(), st.floats(0.0, 1.0))
+def test_a_sphere_sweep_grazing_a_sphere_hits_it(case, share):
+    """Radii r_a + r_b = the grazed radius, up to the rounding of the split."""
+    center, radius, start, v = case
+    ra = radius * share
+    rb = radius - ra
+    got = hb.sweep.sphere_sphere(hb.Spheres(start, ra), hb.Spheres(center, rb), v)
+    gap2 = ball_gap2(center, start, v) - (_q(ra) + _q(rb)) ** 2
+    scale = _scale(center, start, v) + radius
+    if gap2 <= 0:
+        assert got.hit
+    elif got.hit:
+        assert float(gap2) <= 4 * radius * TOL * scale
+
+
+@settings(max_examples=300, deadline=None)
+@given(box_grazes(), st.floats(0.0, 2.0), st.data())
+def test_a_sphere_sweep_grazing_a_box_hits_it(case, radius, data):
+    """The sphere's centre passes at distance ``radius`` from a corner, an edge or a
+    face point (pushed out along an outward direction of that feature)."""
+    box, start, v = case
+    t0 = data.draw(times)
+    point = start + t0 * v
+    out = np.zeros(3)
+    for k in range(3):
+        if point[k] == box[0, k]:
+            out[k] = -data.draw(st.floats(0.1, 1))
+        elif point[k] == box[1, k]:
+            out[k] = data.draw(st.floats(0.1, 1))
+    if out.any():
+        start = start + radius * out / np.linalg.norm(out)
+    got = hb.sweep.sphere_aabb(hb.Spheres(start, radius), box, v)
+    gap2 = segment_box_gap2(box, start, v) - _q(radius) ** 2
+    scale = _scale(box, start, v) + radius
+    if gap2 <= 0:
+        assert got.hit
+    elif got.hit:
+        assert float(gap2) <= 4 * (radius + 1) * TOL * scale
+
+
+# -- seeded batches: one call over thousands of grazes (a lost graze is rare per case) --
+
+
+def _batch_box_grazes(rng, n):
+    lo = rng.uniform(-4, 4, (n, 3))
+    box = np.stack([lo, lo + rng.uniform(0.05, 3, (n, 3))], axis=1)
+    side = rng.integers(0, 2, (n, 3))
+    on_bound = rng.random((n, 3)) < 0.6
+    inside = rng.uniform(box[:, 0], box[:, 1])
+    point = np.where(on_bound, np.take_along_axis(box, side[:, None], 1)[:, 0], inside)
+    v = rng.normal(size=(n, 3)) * rng.uniform(0.5, 8, (n, 1))
+    return box, point - rng.uniform(0.05, 0.95, (n, 1)) * v, v
+
+
+def test_thousands_of_rays_and_box_sweeps_keep_their_grazes():
+    rng = np.random.default_rng(7)
+    n = 4000
+    box, o, d = _batch_box_grazes(rng, n)
+    rays = hb.ray.cast_aabb(box, o, d, t_max=1.0)
+    moving = np.stack([o - 0.5, o], axis=1)
+    sweeps = hb.sweep.aabb_aabb(moving, box, d)
+    for i in range(n):
+        assert rays.hit[i] or not oracle.aabb_cast(box[i], o[i], d[i], 1.0)[0]
+        assert (
+            sweeps.hit[i] or oracle.aabb_sweep(moving[i], box[i], d[i])[0] == oracle.INF
+        )
+
+
+def test_thousands_of_rays_and_sphere_sweeps_keep_their_grazes():
+    rng = np.random.default_rng(8)
+    n = 4000
+    center = rng.uniform(-4, 4, (n, 3))
+    radius = rng.uniform(0.05, 3, n)
+    normal = rng.normal(size=(n, 3))
+    normal /= np.linalg.norm(normal, axis=1)[:, None]
+    v = rng.normal(size=(n, 3)) * rng.uniform(0.5, 8, (n, 1))
+    v -= np.sum(v * normal, axis=1)[:, None] * normal  # tangent paths
+    start = center + radius[:, None] * normal - rng.uniform(0.05, 0.95, (n, 1)) * v
+    rays = hb.ray.cast_sphere(hb.Spheres(center, radius), start, v, t_max=1.0)
+    ra = radius * rng.random(n)
+    sweeps = hb.sweep.sphere_sphere(
+        hb.Spheres(start, ra), hb.Spheres(center, radius - ra), v
+    )
+    for i in range(n):
+        touching = ball_gap2(center[i], start[i], v[i]) <= _q(radius[i]) ** 2
+        assert rays.hit[i] or not touching
+        touching = (
+            ball_gap2(center[i], start[i], v[i])
+            <= (_q(ra[i]) + _q(radius[i] - ra[i])) ** 2
+        )
+        assert sweeps.hit[i] or not touching
