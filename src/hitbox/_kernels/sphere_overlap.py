@@ -4,7 +4,10 @@ Spheres arrive as the ``Spheres`` NamedTuple (``center (N, D)``, ``radius (N,)``
 centre arrays and radii. A negative radius is the empty sphere and overlaps nothing; +inf
 is the whole space. The test compares squared distances in float64 and rescales by a power
 of two where the squares would overflow or underflow, so the answer does not depend on
-the scale of the scene.
+the scale of the scene. Touching balls overlap in exact arithmetic on the given floats,
+so the comparisons allow their own roundings (:data:`LIN_WIDEN`, :data:`SQ_WIDEN`):
+balls apart by less than about 1e-15 of their radius sum may be reported overlapping,
+never the reverse.
 """
 
 import math
@@ -15,32 +18,41 @@ from numba import njit
 # Where max(d2, s2) of the squared test lies in [_SAFE_LO, inf), squaring neither
 # overflowed nor lost anything that can change the comparison; elsewhere it is rescaled.
 _SAFE_LO = 2.0**-900
+#: A distance that is a sum of correctly rounded differences and its radius are each
+#: within an ulp or two of exact: a bound <= r in exact arithmetic is <= r * LIN_WIDEN
+#: after rounding.
+LIN_WIDEN = 1.0 + 4.0 * 2.0**-53
+#: Squared distances formed from rounded differences (a handful of roundings each, about
+#: 8 ulps at most together with the radius's square): d2 <= r2 in exact arithmetic
+#: is d2 <= r2 * SQ_WIDEN after rounding.
+SQ_WIDEN = 1.0 + 16.0 * 2.0**-53
 
 
 @njit
 def ball_overlap(ca, i, ra, cb, j, rb):
     """Closed overlap of the ball (ca[i], ra) and the ball (cb[j], rb).
 
-    With ``s = ra + rb``: False at once if ``|ca[i,k] - cb[j,k]| > s`` on some axis k
-    (the rounded difference exceeds s only if the exact one does, and in a sweep most
-    candidates leave here); else ``sum_k (ca[i,k] - cb[j,k])**2 <= s**2`` in
-    float64, summing k upwards. A negative radius is empty (False); an infinite one
-    overlaps every non-empty ball. When the squares would overflow or underflow, the same
-    comparison is made on a copy scaled by a power of two (exact), so the answer does not
-    depend on the scale of the scene.
+    With ``s = ra + rb``: False at once if ``|ca[i,k] - cb[j,k]| > s * LIN_WIDEN`` on
+    some axis k (in a sweep most candidates leave here); else
+    ``sum_k (ca[i,k] - cb[j,k])**2 <= s**2 * SQ_WIDEN`` in float64, summing k upwards
+    (the widenings cover the roundings, so touching balls overlap). A negative radius
+    is empty (False); an infinite one overlaps every non-empty ball. When the squares
+    would overflow or underflow, the same comparison is made on a copy scaled by a power
+    of two (exact), so the answer does not depend on the scale of the scene.
     """
     if ra < 0.0 or rb < 0.0:
         return False
     s = ra + rb
+    reach = s * LIN_WIDEN
     d2 = 0.0
     for k in range(ca.shape[1]):
         t = abs(ca[i, k] - cb[j, k])
-        if t > s:
+        if t > reach:
             return False
         d2 += t * t
     s2 = s * s
     if _SAFE_LO <= max(d2, s2) < np.inf:
-        return d2 <= s2
+        return d2 <= s2 * SQ_WIDEN
     return _overlap_rescaled(
         _at(ca, i, 0), _at(ca, i, 1), _at(ca, i, 2), ra,
         _at(cb, j, 0), _at(cb, j, 1), _at(cb, j, 2), rb,
@@ -80,7 +92,7 @@ def _overlap_rescaled(a0, a1, a2, ra, b0, b1, b2, rb):
     d1 = math.ldexp(d1, e)
     d2 = math.ldexp(d2, e)
     s = math.ldexp(s, e)
-    return d0 * d0 + d1 * d1 + d2 * d2 <= s * s
+    return d0 * d0 + d1 * d1 + d2 * d2 <= s * s * SQ_WIDEN
 
 
 @njit(inline="always")

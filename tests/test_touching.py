@@ -1,11 +1,13 @@
-"""Grazes: a ray or a sweep that touches a closed volume exactly must hit it.
+"""Touching counts: volumes that touch exactly, and rays or sweeps that graze a volume
+exactly, must meet it.
 
 Each case is built to touch a volume at one point (a box's corner, edge or face, a
-sphere's surface) at a time t0 inside the ray or the step, in random floats, so the
-rounding of the inputs leaves it touching, overlapping or a hair apart in exact
-arithmetic. The oracles here decide on the given floats exactly (fractions), and every
-case they call touching must be a hit; a hit they call apart must be apart by no more
-than rounding (1e-12 of the coordinates' size), and t must agree to that.
+sphere's surface; for rays and sweeps at a time t0 inside the ray or the step), in
+random floats, so the rounding of the inputs leaves it touching, overlapping or a hair
+apart in exact arithmetic. The oracles here decide on the given floats exactly
+(fractions), and every case they call touching must be reported so; a case they call
+apart may be reported touching only within rounding (1e-12 of the coordinates' size),
+and t must agree to that.
 """
 
 from fractions import Fraction
@@ -247,3 +249,75 @@ def test_thousands_of_rays_and_sphere_sweeps_keep_their_grazes():
             <= (_q(ra[i]) + _q(radius[i] - ra[i])) ** 2
         )
         assert sweeps.hit[i] or not touching
+
+
+# -- touching volumes (no motion) ---------------------------------------------------------
+
+
+def _touching_spheres(rng, n):
+    ca = rng.uniform(-4, 4, (n, 3))
+    normal = rng.normal(size=(n, 3))
+    normal /= np.linalg.norm(normal, axis=1)[:, None]
+    ra, rb = rng.uniform(0.05, 3, (2, n))
+    return ca, ra, ca + (ra + rb)[:, None] * normal, rb
+
+
+def _touching_box_points(rng, h):
+    """Points of the boxes [-h, h] (n, 3) on a corner, an edge or a face, and an outward
+    unit direction of that feature."""
+    n = len(h)
+    side = rng.choice([-1.0, 1.0], (n, 3))
+    on_bound = rng.random((n, 3)) < 0.6
+    point = np.where(on_bound, side * h, rng.uniform(-h, h))
+    out = np.where(on_bound, side * rng.uniform(0.1, 1, (n, 3)), 0.0)
+    out[~on_bound.any(axis=1), 0] = 1.0
+    point[~on_bound.any(axis=1), 0] = h[~on_bound.any(axis=1), 0]
+    return point, out / np.linalg.norm(out, axis=1)[:, None]
+
+
+def _box_gap2(center, half, rot, p):
+    """Exact squared distance from p to the box {c + rot u : |u_k| <= half_k}, with
+    rot.T as rot's inverse (the OBB convention of hitbox.obb)."""
+    d = [_q(a) - _q(b) for a, b in zip(p, center, strict=True)]
+    total = Fraction(0)
+    for j in range(3):
+        u = sum(d[k] * _q(rot[k, j]) for k in range(3))
+        e = abs(u) - _q(half[j])
+        total += e * e if e > 0 else 0
+    return total
+
+
+def test_thousands_of_touching_spheres_overlap():
+    rng = np.random.default_rng(9)
+    ca, ra, cb, rb = _touching_spheres(rng, 4000)
+    got = hb.sphere.overlap(hb.Spheres(ca, ra), hb.Spheres(cb, rb))
+    for i in np.flatnonzero(~got):
+        gap2 = sum((_q(a) - _q(b)) ** 2 for a, b in zip(ca[i], cb[i], strict=True))
+        assert gap2 > (_q(ra[i]) + _q(rb[i])) ** 2
+
+
+def test_thousands_of_spheres_touching_boxes_overlap_them():
+    """Axis-aligned boxes (sphere-aabb) and turned ones (sphere-obb)."""
+    rng = np.random.default_rng(10)
+    n = 3000
+    half = rng.uniform(0.05, 3, (n, 3))
+    center = rng.uniform(-4, 4, (n, 3))
+    point, out = _touching_box_points(rng, half)
+    radius = rng.uniform(0.05, 3, n)
+    local = point + radius[:, None] * out
+    eye = np.broadcast_to(np.eye(3), (n, 3, 3))
+    q, _ = np.linalg.qr(rng.normal(size=(n, 3, 3)))
+    turned = q * np.sign(np.linalg.det(q))[:, None, None]
+    box = np.stack([center - half, center + half], 1)
+    for rot in (eye, turned):
+        sphere = hb.Spheres(center + np.einsum("nij,nj->ni", rot, local), radius)
+        if rot is eye:
+            got = hb.mixed.overlap_sphere_aabb(sphere, box)
+        else:
+            got = hb.mixed.overlap_sphere_obb(sphere, hb.OBBs(center, half, rot))
+        for i in np.flatnonzero(~got):
+            if rot is eye:  # the box as passed: its bounds are rounded
+                gap2 = segment_box_gap2(box[i], sphere.center[i], np.zeros(3))
+            else:
+                gap2 = _box_gap2(center[i], half[i], rot[i], sphere.center[i])
+            assert gap2 > _q(radius[i]) ** 2
