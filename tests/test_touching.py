@@ -321,3 +321,55 @@ def test_thousands_of_spheres_touching_boxes_overlap_them():
             else:
                 gap2 = _box_gap2(center[i], half[i], rot[i], sphere.center[i])
             assert gap2 > _q(radius[i]) ** 2
+
+
+def _exact_slab_hit(lo, hi, axes, o, d, t_max=1):
+    """Exact: does o + t d, t in [0, t_max], meet {x : lo_k <= axes_k . x <= hi_k}
+    (lo, hi Fractions)?"""
+    near, far = Fraction(0), Fraction(t_max)
+    for k, a in enumerate(axes):
+        oo = sum(_q(a[c]) * _q(o[c]) for c in range(3))
+        dd = sum(_q(a[c]) * _q(d[c]) for c in range(3))
+        if dd == 0:
+            if not lo[k] <= oo <= hi[k]:
+                return False
+            continue
+        t1, t2 = sorted(((lo[k] - oo) / dd, (hi[k] - oo) / dd))
+        near, far = max(near, t1), min(far, t2)
+    return near <= far
+
+
+def test_thousands_of_rays_grazing_turned_boxes_and_kdops_hit_them():
+    """Rays through a corner, an edge or a face point of an OBB (rot.T its inverse), and
+    through a k-DOP's extreme point along a diagonal axis, in random directions."""
+    rng = np.random.default_rng(12)
+    n = 2000
+    half = rng.uniform(0.05, 3, (n, 3))
+    center = rng.uniform(-4, 4, (n, 3))
+    q, _ = np.linalg.qr(rng.normal(size=(n, 3, 3)))
+    rot = q * np.sign(np.linalg.det(q))[:, None, None]
+    point, _ = _touching_box_points(rng, half)
+    target = center + np.einsum("nij,nj->ni", rot, point)
+    d = rng.normal(size=(n, 3)) * rng.uniform(0.5, 8, (n, 1))
+    o = target - rng.uniform(0.05, 0.95, (n, 1)) * d
+    got = hb.ray.cast_obb(hb.OBBs(center, half, rot), o, d, t_max=1.0)
+    for i in np.flatnonzero(~got.hit):
+        frame = [
+            sum(_q(rot[i, c, k]) * _q(center[i, c]) for c in range(3)) for k in range(3)
+        ]
+        lo = [frame[k] - _q(half[i, k]) for k in range(3)]
+        hi = [frame[k] + _q(half[i, k]) for k in range(3)]
+        assert not _exact_slab_hit(lo, hi, rot[i].T, o[i], d[i])
+    for k_dop in (14, 18, 26):
+        axes = hb.kdop.AXES[k_dop]
+        cloud = rng.uniform(-3, 3, (n, 10, 3))
+        kd = hb.kdop.fit(cloud, k=k_dop)
+        row = rng.integers(3, k_dop // 2, n)
+        proj = np.einsum("npc,nc->np", cloud, axes[row])
+        target = cloud[np.arange(n), proj.argmax(axis=1)]
+        d = rng.normal(size=(n, 3)) * rng.uniform(0.5, 8, (n, 1))
+        o = target - rng.uniform(0.05, 0.95, (n, 1)) * d
+        got = hb.ray.cast_kdop(kd, o, d, t_max=1.0)
+        for i in np.flatnonzero(~got.hit):
+            lo, hi = [_q(x) for x in kd[i, 0]], [_q(x) for x in kd[i, 1]]
+            assert not _exact_slab_hit(lo, hi, axes, o[i], d[i])

@@ -21,9 +21,11 @@ but valid direction). Slab parameters are the quotients ``(lo - o) / d``. A graz
 rounding would lose (a ray through an edge or a corner, tangent to a sphere, or a segment
 ending on the surface, exactly in the given floats) is a hit: the hit test allows the
 roundings of ``lo - o`` and of the quotient (sphere casts: of ``o - c`` and the
-discriminant), so rays apart by less than about 1e-15 of the coordinates' size may be
-reported as grazing hits, and on small integer input (up to 2**20) the decisions are
-exact. An entry parameter past the float range (a subnormal direction component, far
+discriminant; OBB and k-DOP casts: of the ray turned into the box's frame or projected
+on the diagonal axes, where a nearly parallel ray's t may be off by that rounding over
+its slope), so rays apart by less than about 1e-15 of the coordinates' size may be
+reported as grazing hits, and on small integer input (up to 2**20) the AABB and sphere
+decisions are exact. An entry parameter past the float range (a subnormal direction component, far
 from the box) is a miss: no finite t exists to report.
 """
 

@@ -44,6 +44,10 @@ WIDEN = 1.0 + 2.0 * (3.0 * 2.0**-53) / (1.0 - 3.0 * 2.0**-53)
 #: ref the magnitude of the coordinates m was formed from: l = m - k u carries a few
 #: roundings of each), so a tangent ray keeps its hit.
 TANGENT = 16.0 * 2.0**-53
+#: Slabs along turned or diagonal axes (OBBs, k-DOPs) take the projections o' = a . o
+#: and d' = a . d, each off by a few roundings of the coordinates' size: the hit is
+#: decided on slabs grown by PROJECTED_SLACK of that size (:func:`slab_clip_loose`).
+PROJECTED_SLACK = 16.0 * 2.0**-53
 
 
 @njit(inline="always", error_model="numpy")
@@ -92,6 +96,35 @@ def slab_result(near, far, axis):
     if t_enter <= far * WIDEN and t_enter < INF:
         return min(t_enter, far) + 0.0, far + 0.0, axis
     return INF, INF, -1
+
+
+@njit(inline="always", error_model="numpy")
+def slab_clip_loose(lo, hi, d, slack, near, far, axis, k, loose_near, loose_far):
+    """:func:`slab_clip` of [near, far], and of [loose_near, loose_far] by the slab
+    grown by ``slack`` on both sides: where lo, hi and d are projections that carry
+    roundings of the coordinates' size (a turned or diagonal frame), the loose interval
+    decides the hit (a ray that grazes the exact slab reaches the grown one; a nearly
+    parallel ray's t may be off by slack / |d|) and the tight one gives t."""
+    near, far, axis = slab_clip(lo, hi, d, near, far, axis, k)
+    loose_near, loose_far, _ = slab_clip(
+        lo - slack, hi + slack, d, loose_near, loose_far, axis, k
+    )
+    return near, far, axis, loose_near, loose_far
+
+
+@njit(inline="always", error_model="numpy")
+def slab_result_loose(near, far, axis, loose_near, loose_far):
+    """:func:`slab_result` with the hit decided by the loose interval of
+    :func:`slab_clip_loose` and t from the tight one, clipped into [0, far]."""
+    if not (max(loose_near, 0.0) <= loose_far * WIDEN and loose_near < INF):
+        return INF, INF, -1
+    if near > 0.0:
+        t_enter = near
+    else:
+        t_enter = 0.0
+        axis = -1
+    t_enter = min(t_enter, max(far, 0.0))
+    return t_enter + 0.0, max(far, t_enter) + 0.0, axis
 
 
 # -- AABBs: the slab method (seed 001; Kay & Kajiya 1986; RTCD 5.3.3) ------------------
@@ -176,6 +209,15 @@ def _kdop(vol, b, origin, direction, r, t_max):
     near = -INF
     far = t_max
     axis = -1
+    # the projections a . o and a . d round by about the coordinates' size, and a graze
+    # lies within the k-DOP's box: PROJECTED_SLACK of that size covers both
+    size = abs(origin[r, 0]) + abs(origin[r, 1]) + abs(origin[r, 2])
+    reach = 0.0
+    for k in range(kdops.shape[2]):
+        reach = max(reach, abs(kdops[b, 0, k]), abs(kdops[b, 1, k]))
+    slack = PROJECTED_SLACK * (size + 3.0 * reach)
+    loose_near = -INF
+    loose_far = t_max
     for k in range(kdops.shape[2]):
         o = (
             axes[k, 0] * origin[r, 0]
@@ -187,10 +229,16 @@ def _kdop(vol, b, origin, direction, r, t_max):
             + axes[k, 1] * direction[r, 1]
             + axes[k, 2] * direction[r, 2]
         )
-        near, far, axis = slab_clip(
-            kdops[b, 0, k] - o, kdops[b, 1, k] - o, d, near, far, axis, k
+        # a unit row (1, 0, 0) projects exactly: no slack, the AABB's answer bit for bit
+        ones = abs(axes[k, 0]) + abs(axes[k, 1]) + abs(axes[k, 2])
+        exact = (
+            ones == 1.0 and max(abs(axes[k, 0]), abs(axes[k, 1]), abs(axes[k, 2])) == 1.0
         )
-    return slab_result(near, far, axis)
+        near, far, axis, loose_near, loose_far = slab_clip_loose(
+            kdops[b, 0, k] - o, kdops[b, 1, k] - o, d, 0.0 if exact else slack, near,
+            far, axis, k, loose_near, loose_far,
+        )  # fmt: skip
+    return slab_result_loose(near, far, axis, loose_near, loose_far)
 
 
 @njit(inline="always", error_model="numpy")
@@ -230,6 +278,14 @@ def _obb(center, half, rot, b, origin, direction, r, t_max):
     near = -INF
     far = t_max
     axis = -1
+    # the turned offset and direction round by about |m| + the box's size (a graze lies
+    # within the box, so t |d| is bounded by that too)
+    size = (
+        abs(m0) + abs(m1) + abs(m2) + abs(half[b, 0]) + abs(half[b, 1]) + abs(half[b, 2])
+    )
+    slack = PROJECTED_SLACK * size
+    loose_near = -INF
+    loose_far = t_max
     for k in range(3):  # column k of rot is axis k: local coordinate = rot[:, k] . world
         o = rot[b, 0, k] * m0 + rot[b, 1, k] * m1 + rot[b, 2, k] * m2
         d = (
@@ -238,8 +294,10 @@ def _obb(center, half, rot, b, origin, direction, r, t_max):
             + rot[b, 2, k] * direction[r, 2]
         )
         h = half[b, k]
-        near, far, axis = slab_clip(-h - o, h - o, d, near, far, axis, k)
-    return slab_result(near, far, axis)
+        near, far, axis, loose_near, loose_far = slab_clip_loose(
+            -h - o, h - o, d, slack, near, far, axis, k, loose_near, loose_far
+        )
+    return slab_result_loose(near, far, axis, loose_near, loose_far)
 
 
 @njit(inline="always", error_model="numpy")

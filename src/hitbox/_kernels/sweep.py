@@ -11,7 +11,7 @@ coordinates' size may be reported touching.
 import numpy as np
 from numba import njit
 
-from hitbox._kernels.ray import WIDEN, ball, slab_clip, slab_result
+from hitbox._kernels.ray import WIDEN, ball, slab_clip, slab_clip_loose, slab_result
 
 INF = np.inf
 #: Extra growth of the rounded box's face pieces, relative to the coordinates' size:
@@ -151,30 +151,31 @@ def _unit_or_back(normal, i, length, d, dim):
 @njit(inline="always")
 def _clip_grown(boxes, b, m, d, rad, only, dim):
     """(t0, t1, entry axis): [0, 1] clipped to where m + t d lies in box b grown by rad
-    along axis ``only`` (along every axis when ``only`` < 0).
+    along axis ``only`` (along every axis when ``only`` < 0); (inf, inf, -1) when the
+    path misses it.
 
     The bound lo - rad - m is rounded twice, by as much as the coordinates' size (a
-    small rad vanishes into lo), so each grown slab's exit side (both sides for a path
-    parallel to it) moves out by :data:`GROW_SLACK` of that size: a path that touches
-    the rounded box exactly still meets the grown one, and the entry t is the one
-    formed without slack (exact on dyadic input)."""
+    small rad vanishes into lo), so the hit is decided on the grown slabs widened by
+    :data:`GROW_SLACK` of that size (``ray.slab_clip_loose``): a path that touches the
+    rounded box exactly still meets it, and t is the one formed without slack (exact
+    on dyadic input)."""
     t0 = 0.0
     t1 = 1.0
     ax = -1
+    loose0 = 0.0
+    loose1 = 1.0
     for k in range(dim):
         grown = only < 0 or k == only
         grow = rad if grown else 0.0
-        lo = boxes[b, 0, k] - grow - m[k]
-        hi = boxes[b, 1, k] + grow - m[k]
-        if grown:
-            size = max(abs(boxes[b, 0, k]), abs(boxes[b, 1, k]), abs(m[k])) + rad
-            slack = GROW_SLACK * size
-            if d[k] >= 0.0:  # +0 too: parallel, both sides
-                hi += slack
-            if d[k] <= 0.0:
-                lo -= slack
-        t0, t1, ax = slab_clip(lo, hi, d[k], t0, t1, ax, k)
-    return t0, t1, ax
+        size = max(abs(boxes[b, 0, k]), abs(boxes[b, 1, k]), abs(m[k])) + rad
+        t0, t1, ax, loose0, loose1 = slab_clip_loose(
+            boxes[b, 0, k] - grow - m[k], boxes[b, 1, k] + grow - m[k], d[k],
+            GROW_SLACK * size if grown else 0.0, t0, t1, ax, k, loose0, loose1,
+        )  # fmt: skip
+    if not loose0 <= loose1 * WIDEN:
+        return INF, INF, -1
+    t0 = min(t0, max(t1, 0.0))
+    return t0, max(t1, t0), ax
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
@@ -220,7 +221,7 @@ def sphere_aabb(center, radius, boxes, v, hit, t, normal):
             else:
                 # the box grown by r on every axis: a cheap superset test
                 t0, t1, ax = _clip_grown(boxes, b, m, d, rad, -1, dim)
-                if t0 <= t1 * WIDEN:  # a graze within rounding still touches
+                if t0 < INF:
                     for s in range(1, 1 << dim):
                         te, tax, corner = _piece(boxes, b, m, d, rad, s, dim)
                         if te < best:
@@ -265,8 +266,8 @@ def _piece(boxes, b, m, d, rad, s, dim):
             only = k
     if n_s == 1:
         t0, t1, ax = _clip_grown(boxes, b, m, d, rad, only, dim)
-        if t0 <= t1 * WIDEN:
-            return min(t0, t1), ax, 0
+        if t0 < INF:
+            return t0, ax, 0
         return INF, -1, 0
     if rad == 0.0:
         # a point: the edge and corner pieces lie in the box and the faces suffice
