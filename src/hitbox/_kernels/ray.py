@@ -42,7 +42,7 @@ WIDEN = 1.0 + 2.0 * (3.0 * 2.0**-53) / (1.0 - 3.0 * 2.0**-53)
 #: A ball's discriminant radius^2 - |l|^2 is within TANGENT * (radius + |m|) *
 #: (radius + |m| + ref) of its exact value (|m| the origin's distance from the centre,
 #: ref the magnitude of the coordinates m was formed from: l = m - k u carries a few
-#: roundings of each), so a tangent ray keeps its hit.
+#: roundings of each), so a tangent ray keeps its hit (|m|_1 stands in for |m|).
 TANGENT = 16.0 * 2.0**-53
 #: Slabs along turned or diagonal axes (OBBs, k-DOPs) take the projections o' = a . o
 #: and d' = a . d, each off by a few roundings of the coordinates' size: the hit is
@@ -347,8 +347,8 @@ def ball(m0, m1, m2, d0, d1, d2, radius, t_max, ref):
     disc = radius * radius - (l0 * l0 + l1 * l1 + l2 * l2)
     mm = m0 * m0 + m1 * m1 + m2 * m2
     if disc < 0.0:
-        reach = radius + np.sqrt(mm)
-        if disc < -TANGENT * reach * (reach + ref) or reach == INF:  # inf: overflowed
+        reach = radius + abs(m0) + abs(m1) + abs(m2)  # >= radius + |m|, no square root
+        if disc < -TANGENT * reach * (reach + ref) or mm == INF:  # inf: overflowed
             return INF, INF
         disc = 0.0  # tangent within rounding: touching counts
     c = mm - radius * radius
@@ -382,9 +382,12 @@ def _sphere(vol, b, origin, direction, r, t_max):
     d1 = direction[r, 1] if dim > 1 else 0.0
     m2 = origin[r, 2] - center[b, 2] if dim > 2 else 0.0
     d2 = direction[r, 2] if dim > 2 else 0.0
-    ref = 0.0
-    for k in range(dim):
-        ref = max(ref, abs(origin[r, k]), abs(center[b, k]))
+    # the coordinates m was formed from (|c| <= |o| + |m|): no loop, no array reads
+    ref = abs(origin[r, 0]) + abs(m0) + abs(m1) + abs(m2)
+    if dim > 1:
+        ref += abs(origin[r, 1])
+    if dim > 2:
+        ref += abs(origin[r, 2])
     t0, t1 = ball(m0, m1, m2, d0, d1, d2, radius[b], t_max, ref)
     return t0, t1, -1
 
