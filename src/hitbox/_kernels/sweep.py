@@ -3,8 +3,9 @@
 The moving volume travels by the displacement ``v`` over t in [0, 1]; two moving volumes
 come as one, with their relative displacement. A miss is t = inf. Touching counts (closed
 volumes); volumes that overlap at t = 0 give t = 0 and a zero normal. A graze that the
-roundings of the inputs' differences would lose still counts (:data:`ray.WIDEN`,
-:data:`ray.TANGENT`, :data:`GROW_SLACK`): paths apart by less than about 1e-15 of the
+roundings of the inputs' differences would lose still counts
+(:data:`hitbox._kernels.ray.WIDEN`, :data:`hitbox._kernels.ray.TANGENT`,
+:data:`GROW_SLACK`): paths apart by less than about 1e-15 of the
 coordinates' size may be reported touching.
 """
 
