@@ -13,6 +13,7 @@ and t must agree to that.
 from fractions import Fraction
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -373,3 +374,18 @@ def test_thousands_of_rays_grazing_turned_boxes_and_kdops_hit_them():
         for i in np.flatnonzero(~got.hit):
             lo, hi = [_q(x) for x in kd[i, 0]], [_q(x) for x in kd[i, 1]]
             assert not _exact_slab_hit(lo, hi, axes, o[i], d[i])
+
+
+def test_an_unbounded_kdop_side_does_not_loosen_the_others():
+    """Infinite bounds are left out of the graze allowance: a ray that misses a finite
+    diagonal slab by 0.7 still misses when another bound is infinite."""
+    kd = np.zeros((2, 7))
+    kd[0], kd[1] = -3.0, 3.0
+    kd[:, :3] = [[-1.0] * 3, [1.0] * 3]
+    kd[1, 3] = np.inf  # x + y + z unbounded above
+    kd[:, 4] = [-0.1, 0.1]  # |x - y + z| <= 0.1
+    hit = hb.ray.cast_kdop(kd, [-5.0, 0.5, 0.0], [1.0, 0.0, 0.0])
+    assert hit.hit and hit.t_enter == pytest.approx(5.4)
+    assert not hb.ray.cast_kdop(kd, [-5.0, 0.5, -0.9], [1.0, 0.0, 0.0]).hit
+    obb = hb.OBBs([0.0, 0.0, 0.0], [np.inf, 1.0, 1.0], np.eye(3))
+    assert not hb.ray.cast_obb(obb, [0.0, 1.5, 0.0], [1.0, 0.0, 0.0]).hit

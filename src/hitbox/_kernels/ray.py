@@ -210,11 +210,15 @@ def _kdop(vol, b, origin, direction, r, t_max):
     far = t_max
     axis = -1
     # the projections a . o and a . d round by about the coordinates' size, and a graze
-    # lies within the k-DOP's box: PROJECTED_SLACK of that size covers both
+    # lies within the k-DOP's box: PROJECTED_SLACK of that size covers both (infinite
+    # bounds left out: an unbounded side has nothing to graze)
     size = abs(origin[r, 0]) + abs(origin[r, 1]) + abs(origin[r, 2])
     reach = 0.0
     for k in range(kdops.shape[2]):
-        reach = max(reach, abs(kdops[b, 0, k]), abs(kdops[b, 1, k]))
+        for side in range(2):
+            x = abs(kdops[b, side, k])
+            if x < INF:
+                reach = max(reach, x)
     slack = PROJECTED_SLACK * (size + 3.0 * reach)
     loose_near = -INF
     loose_far = t_max
@@ -279,10 +283,11 @@ def _obb(center, half, rot, b, origin, direction, r, t_max):
     far = t_max
     axis = -1
     # the turned offset and direction round by about |m| + the box's size (a graze lies
-    # within the box, so t |d| is bounded by that too)
-    size = (
-        abs(m0) + abs(m1) + abs(m2) + abs(half[b, 0]) + abs(half[b, 1]) + abs(half[b, 2])
-    )
+    # within the box, so t |d| is bounded by that too; infinite extents left out)
+    size = abs(m0) + abs(m1) + abs(m2)
+    for k in range(3):
+        if abs(half[b, k]) < INF:
+            size += abs(half[b, k])
     slack = PROJECTED_SLACK * size
     loose_near = -INF
     loose_far = t_max
