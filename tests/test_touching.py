@@ -376,7 +376,7 @@ def test_thousands_of_rays_grazing_turned_boxes_and_kdops_hit_them():
             assert not _exact_slab_hit(lo, hi, axes, o[i], d[i])
 
 
-def test_an_unbounded_kdop_side_does_not_loosen_the_others():
+def test_an_unbounded_side_does_not_loosen_the_others():
     """Infinite bounds are left out of the graze allowance: a ray that misses a finite
     diagonal slab by 0.7 still misses when another bound is infinite."""
     kd = np.zeros((2, 7))
@@ -389,3 +389,9 @@ def test_an_unbounded_kdop_side_does_not_loosen_the_others():
     assert not hb.ray.cast_kdop(kd, [-5.0, 0.5, -0.9], [1.0, 0.0, 0.0]).hit
     obb = hb.OBBs([0.0, 0.0, 0.0], [np.inf, 1.0, 1.0], np.eye(3))
     assert not hb.ray.cast_obb(obb, [0.0, 1.5, 0.0], [1.0, 0.0, 0.0]).hit
+    # a sphere sweep past an unbounded box's finite face
+    box = np.array([[-np.inf, -1.0, -1.0], [0.0, 1.0, 1.0]])
+    assert not hb.sweep.sphere_aabb(
+        hb.Spheres([5.0, -5.0, 0.0], 0.5), box, [0, 10.0, 0]
+    ).hit
+    assert hb.sweep.sphere_aabb(hb.Spheres([0.4, -5.0, 0.0], 0.5), box, [0, 10.0, 0]).hit

@@ -168,7 +168,10 @@ def _clip_grown(boxes, b, m, d, rad, only, dim):
     for k in range(dim):
         grown = only < 0 or k == only
         grow = rad if grown else 0.0
-        size = max(abs(boxes[b, 0, k]), abs(boxes[b, 1, k]), abs(m[k])) + rad
+        size = abs(m[k]) + rad  # infinite bounds left out: nothing to graze there
+        for side in range(2):
+            if abs(boxes[b, side, k]) < INF:
+                size = max(size, abs(boxes[b, side, k]) + rad)
         t0, t1, ax, loose0, loose1 = slab_clip_loose(
             boxes[b, 0, k] - grow - m[k], boxes[b, 1, k] + grow - m[k], d[k],
             GROW_SLACK * size if grown else 0.0, t0, t1, ax, k, loose0, loose1,
