@@ -72,6 +72,15 @@ def _scale(*arrays):
     return 1.0 + max(float(np.abs(a).max()) for a in arrays)
 
 
+def _assert_touching_hits(hit, gap2, radius, scale):
+    """A path whose exact least squared gap to a ball of ``radius`` is <= 0 hits it; one
+    that hits is apart by no more than rounding."""
+    if gap2 <= 0:
+        assert hit
+    elif hit:
+        assert float(gap2) <= 4 * radius * TOL * scale
+
+
 coords = st.floats(-4, 4, allow_nan=False, allow_subnormal=False)
 sizes = st.floats(0.05, 3, allow_nan=False)
 times = st.floats(0.05, 0.95)
@@ -151,11 +160,7 @@ def test_a_ray_grazing_a_sphere_hits_it(case):
     center, radius, o, d = case
     got = hb.ray.cast_sphere(hb.Spheres(center, radius), o, d, t_max=1.0)
     gap2 = ball_gap2(center, o, d) - _q(radius) ** 2
-    scale = _scale(center, o, d) + radius
-    if gap2 <= 0:
-        assert got.hit
-    elif got.hit:
-        assert float(gap2) <= 4 * radius * TOL * scale
+    _assert_touching_hits(got.hit, gap2, radius, _scale(center, o, d) + radius)
 
 
 @settings(max_examples=300, deadline=None)
@@ -167,11 +172,7 @@ def test_a_sphere_sweep_grazing_a_sphere_hits_it(case, share):
     rb = radius - ra
     got = hb.sweep.sphere_sphere(hb.Spheres(start, ra), hb.Spheres(center, rb), v)
     gap2 = ball_gap2(center, start, v) - (_q(ra) + _q(rb)) ** 2
-    scale = _scale(center, start, v) + radius
-    if gap2 <= 0:
-        assert got.hit
-    elif got.hit:
-        assert float(gap2) <= 4 * radius * TOL * scale
+    _assert_touching_hits(got.hit, gap2, radius, _scale(center, start, v) + radius)
 
 
 @settings(max_examples=300, deadline=None)
