@@ -10,7 +10,7 @@ edge cross products), by dense direction sampling for curved shapes.
 """
 
 import numpy as np
-from scipy.optimize import linprog
+from scipy.optimize import linprog, nnls
 from scipy.spatial import ConvexHull
 
 from hitbox import convex as cx
@@ -117,7 +117,16 @@ def in_hull(x, verts, tol):
     b_ub = np.concatenate([x, -x])
     a_eq = np.concatenate([np.ones(k), np.zeros(3)])[None]
     res = linprog(c, A_ub=a_ub, b_ub=b_ub, A_eq=a_eq, b_eq=[1.0], bounds=(0, None))
-    return bool(res.status == 0 and res.fun <= 3 * tol)
+    if res.status == 0 and res.fun <= 3 * tol:
+        return True
+    # the LP solver's own tolerances (about 1e-8) exceed tol on nearly flat hulls: a
+    # second opinion from non-negative least squares on the vertices seen from x, the
+    # weights' sum held near 1 by a heavily weighted row; scaling the weights to sum 1
+    # then moves no point (x is the origin), so the residual is a true distance
+    rel = verts - x
+    weight = 1e3 * max(1.0, float(np.abs(rel).max()))
+    w, _ = nnls(np.vstack([rel.T, weight * np.ones(k)]), np.append(np.zeros(3), weight))
+    return bool(w.sum() > 0 and np.linalg.norm(rel.T @ (w / w.sum())) <= tol)
 
 
 def lp_overlap(va, vb):
