@@ -12,6 +12,7 @@ import os
 import pickle
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -221,6 +222,27 @@ def test_a_worker_dying_mid_computation_costs_retries_only(own_client, tmp_path)
     _check_equal(got, {k: _expected()[k] for k in lazy})
 
 
+def _wait_for_fresh_workers(client, n, gone, timeout=120.0):
+    """Wait until the scheduler lists n workers, none of them in gone.
+
+    Asks the scheduler itself: Client.wait_for_workers would ask the LocalCluster,
+    which then replaces its copy of the worker list, and a "remove" message still in
+    flight for a killed worker then fails the cluster's close with a KeyError.
+    """
+
+    def addresses(dask_scheduler):
+        return list(dask_scheduler.workers)
+
+    deadline = time.monotonic() + timeout
+    while True:
+        now = set(client.run_on_scheduler(addresses))
+        if len(now) >= n and now.isdisjoint(gone):
+            return
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"workers {sorted(now)} after {timeout} s, want {n} new")
+        time.sleep(0.1)
+
+
 def test_the_meshes_outlive_the_worker_that_holds_them(own_client):
     """Scattered data dies with its last copy; the meshes' task is computed again."""
     client = own_client
@@ -231,7 +253,7 @@ def test_the_meshes_outlive_the_worker_that_holds_them(own_client):
     assert holders
     with contextlib.suppress(Exception):  # the connection drops as the workers exit
         client.run(os._exit, 1, workers=list(holders))
-    client.wait_for_workers(2, timeout=120)
+    _wait_for_fresh_workers(client, 2, gone=holders)
     again = hd.intersect_many(A, B, POSES, chunks=50, client=client)
     assert np.array_equal(again.compute(scheduler=client), _expected()["any"])
     assert set(client.who_has()[held]).isdisjoint(holders)
