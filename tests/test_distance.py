@@ -350,6 +350,74 @@ def test_node_pair_bound_is_below_the_exact_box_distance(seed, reach, stop):
     assert np.all(out >= sphere - 1e-12 * scale)
 
 
+def _wide_rows(rng, n, used):
+    """n rows of a wide table (hitbox._kernels.obb_wide layout) of random boxes, the
+    first ``used`` lanes of each in use; and those boxes as (centre, half, axes)."""
+    centre = rng.uniform(-1.0, 1.0, (n, 4, 3))
+    half = rng.uniform(0.0, 1.0, (n, 4, 3)) * (rng.uniform(size=(n, 4, 3)) > 0.15)
+    axes = np.array([[rotation(rng) for _ in range(4)] for _ in range(n)])
+    wide = np.zeros((n, 16, 4))
+    wide[:, 0:3] = centre.transpose(0, 2, 1)
+    wide[:, 3:6] = half.transpose(0, 2, 1)
+    wide[:, 6:15] = axes.reshape(n, 4, 9).transpose(0, 2, 1)
+    wide[:, 15] = np.where(np.arange(4) < used, np.arange(4), -1.0)
+    return wide, (centre, half, axes)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.integers(0, 2**32 - 1), st.floats(0.0, 4.0), st.floats(0.01, 3.0),
+    st.integers(1, 4),
+)  # fmt: skip
+def test_wide_walk_bounds_are_the_node_bound_rounded_down(seed, reach, stop, used):
+    # the wide walk's four lanes at once: each the scalar node-pair bound (itself below
+    # the boxes' distance, by GJK to 1e-9) rounded down to stop / CAP; a lane at or
+    # beyond stop dropped (inf), an unused lane too
+    from hitbox import OBBs
+    from hitbox import volume_distance as vd
+    from hitbox._kernels.distance import node_pair_bounds
+    from hitbox._kernels.distance_wide import CAP, wide_bounds, wide_bounds_a
+
+    rng = np.random.default_rng(seed)
+    n = 12
+    wide, (wc, wh, wr) = _wide_rows(rng, n, used)
+    centre = rng.uniform(-1.0, 1.0, (n, 3))
+    half = rng.uniform(0.0, 1.0, (n, 3)) * (rng.uniform(size=(n, 3)) > 0.15)
+    axes = np.array([rotation(rng) for _ in range(n)])
+    pose = _pose(rng, reach)
+    rot, trans = np.ascontiguousarray(pose[:3, :3]), np.ascontiguousarray(pose[:3, 3])
+    idx = np.arange(n)
+    lanes = np.empty((n, 4))
+    wide_bounds(centre, half, axes, idx, wide, idx, rot, trans, stop, lanes)
+    lanes_a = np.empty((n, 4))
+    wide_bounds_a(wide, idx, centre, half, axes, idx, rot, trans, stop, lanes_a)
+    unit = stop * (1 + 1e-9) / CAP
+    scale = 2.0 + np.abs(trans).max()
+    flat = (wc.reshape(-1, 3), wh.reshape(-1, 3), wr.reshape(-1, 3, 3))
+    rows = np.repeat(idx, 4)
+    # B's lanes moved against A's nodes, then A's lanes against B's nodes moved
+    for got, a_boxes, ia, b_boxes, ib in (
+        (lanes, (centre, half, axes), rows, flat, np.arange(4 * n)),
+        (lanes_a, flat, np.arange(4 * n), (centre, half, axes), rows),
+    ):
+        got = got.ravel()
+        scalar = np.empty(4 * n)
+        node_pair_bounds(*a_boxes, ia, *b_boxes, ib, rot, trans, np.inf, scalar)
+        moved = OBBs(b_boxes[0][ib] @ rot.T + trans, b_boxes[1][ib], rot @ b_boxes[2][ib])
+        exact = vd.distance(
+            OBBs(a_boxes[0][ia], a_boxes[1][ia], a_boxes[2][ia]), moved
+        ).distance
+        live = np.tile(np.arange(4) < used, n)
+        assert np.all(np.isinf(got[~live]))
+        kept = live & np.isfinite(got)
+        assert np.all(got[kept] >= 0.0)
+        assert np.all(got[kept] <= exact[kept] * (1 + 1e-9) + 1e-12 * scale)
+        assert np.all(got[kept] <= scalar[kept] + 1e-12 * scale)
+        assert np.all(got[kept] >= scalar[kept] - unit - 1e-12 * scale)
+        # dropped lanes are at least stop away
+        assert np.all(scalar[live & ~kept] >= stop - 1e-12 * scale)
+
+
 def test_repeated_queries_of_a_pair_answer_the_same():
     # from its second query a pair runs the kernel's compiled entry point directly;
     # switching partners, and poses the fast path does not take, must not confuse it
@@ -369,9 +437,10 @@ def test_repeated_queries_of_a_pair_answer_the_same():
 
 
 def test_the_walk_grows_its_heap_without_changing_an_answer():
-    """The walk's heap starts at 32 x depth + 256 entries and doubles when full; from
-    no room at all (depth -8) it grows on the first pushes and answers the same."""
+    """Both walks' heaps start at a multiple of the depth and double when full; from no
+    room at all (depth -8) they grow on the first pushes and answer the same."""
     from hitbox._kernels.distance import mesh_distance
+    from hitbox._kernels.distance_wide import mesh_distance_wide
 
     a = TriangleMesh(*SHAPES[2])
     b = TriangleMesh(*SHAPES[0])
@@ -380,11 +449,12 @@ def test_the_walk_grows_its_heap_without_changing_an_answer():
     for _ in range(20):
         pose = _pose(rng, 0.3)
         rot, trans = np.ascontiguousarray(pose[:3, :3]), np.ascontiguousarray(pose[:3, 3])
-        got = []
-        for depth in (a.bvh.depth + b.bvh.depth + 4, -8):
-            out_f, out_i = np.empty(6), np.empty(2, np.intp)
-            d = mesh_distance(*walk_a, *walk_b, rot, trans, depth, np.inf, 0.0, 0.0,
-                              out_f, out_i)  # fmt: skip
-            got.append((d, out_i.tolist(), out_f.tolist()))
-        assert got[0] == got[1]
-        assert got[0][0] == hd.distance_brute(a, b, pose)[0]
+        for walk, args in ((mesh_distance, (*walk_a[:7], *walk_b[:6])),
+                           (mesh_distance_wide, (*walk_a, *walk_b))):  # fmt: skip
+            got = []
+            for depth in (a.bvh.depth + b.bvh.depth + 4, -8):
+                out_f, out_i = np.empty(6), np.empty(2, np.intp)
+                d = walk(*args, rot, trans, depth, np.inf, 0.0, 0.0, out_f, out_i)
+                got.append((d, out_i.tolist(), out_f.tolist()))
+            assert got[0] == got[1]
+            assert got[0][0] == hd.distance_brute(a, b, pose)[0]

@@ -2,7 +2,7 @@
 of triangles, one pose or many. Each pose tries the meshes' convex hulls first
 (:mod:`hitbox._kernels.hull_certificate`: where the hulls are nearest on both surfaces,
 as for most poses of meshes apart, a separating plane proves a triangle pair the
-nearest) and walks the two trees only when that fails (:mod:`hitbox._kernels.distance`).
+nearest) and walks the two trees only when that fails (:mod:`hitbox._kernels.distance_wide`).
 
 Results are in the first mesh's model frame: ``point_a`` on mesh A, ``point_b`` on mesh
 B moved by the transform, ``|point_a - point_b| == distance`` (to rounding). Touching
@@ -24,6 +24,7 @@ from hitbox import _validate as v
 from hitbox._direct_call import direct_entry
 from hitbox._kernels import distance as _kd
 from hitbox._kernels import distance_calls as _calls
+from hitbox._kernels.obb_wide import wide_part
 from hitbox._kernels.rigid import split_transforms
 from hitbox._mesh_hull import hull_parts
 
@@ -73,7 +74,20 @@ def node_boxes(mesh):
             for arr in (centre, half, axes):
                 arr.flags.writeable = False
             mesh._boxes = centre, half, axes
-    return mesh._boxes
+    return mesh._boxes[:3]
+
+
+def node_wide(mesh):
+    """The wide table (:mod:`hitbox._kernels.obb_wide`) over :func:`node_boxes`, which
+    the distance walk splits by: an OBB tree's collision table, any other kind's over
+    its AABBs, made once per mesh."""
+    if mesh.bvh.kind == "obb":
+        return mesh._walk_args()[-1]
+    boxes = node_boxes(mesh)
+    if len(mesh._boxes) == 3:
+        wide = wide_part(boxes, mesh.bvh.node_first, mesh.bvh.node_count)
+        mesh._boxes = (*boxes, wide)
+    return mesh._boxes[3]
 
 
 def _options(max_distance, rtol, atol):
@@ -98,9 +112,10 @@ def _args(a, b):
     """Both meshes' parts for :mod:`hitbox._kernels.distance_calls`: each its walk's
     arrays and its hull's."""
     return (
-        (*node_boxes(a), a.bvh.node_first, a.bvh.node_count, a._slot_tris, a._args[6]),
+        (*node_boxes(a), a.bvh.node_first, a.bvh.node_count, a._slot_tris, a._args[6],
+         node_wide(a)),
         hull_parts(a),
-        (*node_boxes(b), b.bvh.node_first, b.bvh.node_count, b._slot_tris),
+        (*node_boxes(b), b.bvh.node_first, b.bvh.node_count, b._slot_tris, node_wide(b)),
         hull_parts(b),
     )  # fmt: skip
 

@@ -73,7 +73,7 @@ def _edge_row(gap, t1, t2, h1, h2, p, q, r, hb):
 
 
 @njit(inline="always")
-def _box_gap(ac, ah, ar, i, bc, bh, br, j, rot, trans, stop):
+def box_gap(ac, ah, ar, i, bc, bh, br, j, rot, trans, stop):
     """A lower bound on the distance of box a[i] and box b[j] moved by (rot, trans):
     the largest gap along the fifteen separating axes and the line through the centres,
     and from each box to the other's bounding sphere. Once the six face normals and the
@@ -143,16 +143,16 @@ def node_pair_bounds(ac, ah, ar, ia, bc, bh, br, ib, rot, trans, stop, out):
     """out[n] = the walk's lower bound on the distance of box a[ia[n]] and box b[ib[n]]
     moved by (rot, trans), given ``stop`` (:func:`_box_gap`): the bound's own test."""
     for n in range(len(ia)):
-        out[n] = _box_gap(ac, ah, ar, ia[n], bc, bh, br, ib[n], rot, trans, stop)
+        out[n] = box_gap(ac, ah, ar, ia[n], bc, bh, br, ib[n], rot, trans, stop)
 
 
 @njit(inline="always")
-def _size(h, i):
+def node_size(h, i):
     return h[i, 0] + h[i, 1] + h[i, 2]
 
 
 @njit(inline="always")
-def _heap_push(lbs, keys, n, lb, key):
+def heap_push(lbs, keys, n, lb, key):
     """Push (lb, key) on the 4-ary min-heap of n entries (n < its length: the caller
     grows it, :func:`_heap_room`); returns n + 1. (Returning the arrays, rebound at each
     push, cost reference counting on every push.)"""
@@ -168,7 +168,7 @@ def _heap_push(lbs, keys, n, lb, key):
 
 
 @njit(inline="always")
-def _heap_room(lbs, keys, n, more):
+def heap_room(lbs, keys, n, more):
     """The heap's arrays with room for ``more`` pushes after its n entries (doubled
     when short)."""
     if n + more > len(lbs):
@@ -178,7 +178,7 @@ def _heap_room(lbs, keys, n, more):
 
 
 @njit(inline="always")
-def _heap_pop(lbs, keys, n):
+def heap_pop(lbs, keys, n):
     """Remove the least entry of the heap of n entries; returns it and n - 1."""
     lb, key = lbs[0], keys[0]
     n -= 1
@@ -200,6 +200,45 @@ def _heap_pop(lbs, keys, n):
         c = child
     lbs[c], keys[c] = last_lb, last_key
     return lb, key, n
+
+
+@njit(inline="always")
+def leaf_pair(fa, ca, a_tris, a_sbox, fb, cb, b_tris, rot, trans, best, out_f, out_i):
+    """The least squared distance of a's slots [fa, fa + ca) and b's [fb, fb + cb)
+    (b moved by rot, trans) below ``best``, out_f and out_i[:2] set for it; ``best``
+    when no pair is nearer. Pairs are skipped by their slot boxes, their projections on
+    the line through their centroids and their planes before the exact distance."""
+    for t in range(fb, fb + cb):
+        q0, q1, q2 = load_xf(b_tris, t, rot, trans)
+        lo0, hi0 = min(q0[0], q1[0], q2[0]), max(q0[0], q1[0], q2[0])
+        lo1, hi1 = min(q0[1], q1[1], q2[1]), max(q0[1], q1[1], q2[1])
+        lo2, hi2 = min(q0[2], q1[2], q2[2]), max(q0[2], q1[2], q2[2])
+        for s in range(fa, fa + ca):
+            # the triangles' boxes apart by at least best: skip the pair
+            g0 = max(0.0, lo0 - a_sbox[s, 1, 0], a_sbox[s, 0, 0] - hi0)
+            g1 = max(0.0, lo1 - a_sbox[s, 1, 1], a_sbox[s, 0, 1] - hi1)
+            g2 = max(0.0, lo2 - a_sbox[s, 1, 2], a_sbox[s, 0, 2] - hi2)
+            if (g0 * g0 + g1 * g1 + g2 * g2) * (1.0 - 4 * REL_EPS) >= best:
+                continue
+            p0, p1, p2 = load(a_tris, s)
+            # the triangles' projections on the line through their centroids
+            gap = line_gap(p0, p1, p2, q0, q1, q2)
+            if gap > 0.0 and gap * gap * (1.0 - 4 * REL_EPS) >= best:
+                continue
+            # both triangles' planes: one wholly beyond the other's by best
+            if beyond_plane(p0, p1, p2, q0, q1, q2, best) or beyond_plane(
+                q0, q1, q2, p0, p1, p2, best
+            ):
+                continue
+            d2, x, y = tri_tri_distance(p0, p1, p2, q0, q1, q2)
+            if d2 < best:
+                best = d2
+                out_i[0] = s
+                out_i[1] = t
+                for r in range(3):
+                    out_f[r] = x[r]
+                    out_f[3 + r] = y[r]
+    return best
 
 
 @njit(cache=True, nogil=True)
@@ -239,15 +278,15 @@ def mesh_distance(
     size = 32 * depth + 256
     lbs = np.empty(max(size, 0))
     keys = np.empty(len(lbs), np.int64)  # node pair m << 32 | k
-    lbs, keys = _heap_room(lbs, keys, 0, 1)
-    top = _heap_push(
-        lbs, keys, 0, _box_gap(ac, ah, ar, 0, bc, bh, br, 0, rot, trans, np.inf), 0
+    lbs, keys = heap_room(lbs, keys, 0, 1)
+    top = heap_push(
+        lbs, keys, 0, box_gap(ac, ah, ar, 0, bc, bh, br, 0, rot, trans, np.inf), 0
     )
     have = False  # a pair in hand (lb, m, k), no farther than the heap's least
     lb, m, k = 0.0, 0, 0
     while have or top > 0:
         if not have:
-            lb, key, top = _heap_pop(lbs, keys, top)
+            lb, key, top = heap_pop(lbs, keys, top)
             m, k = key >> 32, key & 0xFFFFFFFF
         have = False
         reach = lb * (1.0 + rtol) + atol
@@ -256,38 +295,12 @@ def mesh_distance(
         ca = a_count[m]
         cb = b_count[k]
         if ca > 0 and cb > 0:
-            for t in range(b_first[k], b_first[k] + cb):
-                q0, q1, q2 = load_xf(b_tris, t, rot, trans)
-                lo0, hi0 = min(q0[0], q1[0], q2[0]), max(q0[0], q1[0], q2[0])
-                lo1, hi1 = min(q0[1], q1[1], q2[1]), max(q0[1], q1[1], q2[1])
-                lo2, hi2 = min(q0[2], q1[2], q2[2]), max(q0[2], q1[2], q2[2])
-                for s in range(a_first[m], a_first[m] + ca):
-                    # the triangles' boxes apart by at least best: skip the pair
-                    g0 = max(0.0, lo0 - a_sbox[s, 1, 0], a_sbox[s, 0, 0] - hi0)
-                    g1 = max(0.0, lo1 - a_sbox[s, 1, 1], a_sbox[s, 0, 1] - hi1)
-                    g2 = max(0.0, lo2 - a_sbox[s, 1, 2], a_sbox[s, 0, 2] - hi2)
-                    if (g0 * g0 + g1 * g1 + g2 * g2) * (1.0 - 4 * REL_EPS) >= best:
-                        continue
-                    p0, p1, p2 = load(a_tris, s)
-                    # the triangles' projections on the line through their centroids
-                    gap = line_gap(p0, p1, p2, q0, q1, q2)
-                    if gap > 0.0 and gap * gap * (1.0 - 4 * REL_EPS) >= best:
-                        continue
-                    # both triangles' planes: one wholly beyond the other's by best
-                    if beyond_plane(p0, p1, p2, q0, q1, q2, best) or beyond_plane(
-                        q0, q1, q2, p0, p1, p2, best
-                    ):
-                        continue
-                    d2, x, y = tri_tri_distance(p0, p1, p2, q0, q1, q2)
-                    if d2 < best:
-                        best = d2
-                        out_i[0] = s
-                        out_i[1] = t
-                        for r in range(3):
-                            out_f[r] = x[r]
-                            out_f[3 + r] = y[r]
+            best = leaf_pair(
+                a_first[m], ca, a_tris, a_sbox, b_first[k], cb, b_tris, rot, trans,
+                best, out_f, out_i,
+            )  # fmt: skip
             continue
-        if cb == 0 and (ca > 0 or _size(bh, k) > _size(ah, m)):
+        if cb == 0 and (ca > 0 or node_size(bh, k) > node_size(ah, m)):
             f = b_first[k]
             m0, k0, m1, k1 = m, f, m, f + 1
         else:
@@ -295,21 +308,21 @@ def mesh_distance(
             m0, k0, m1, k1 = f, k, f + 1, k
         # a child bounded at stop or beyond is dropped: its bound need not be exact
         stop = (math.sqrt(best) - atol) / (1.0 + rtol) if best < np.inf else np.inf
-        g0 = _box_gap(ac, ah, ar, m0, bc, bh, br, k0, rot, trans, stop)
-        g1 = _box_gap(ac, ah, ar, m1, bc, bh, br, k1, rot, trans, stop)
+        g0 = box_gap(ac, ah, ar, m0, bc, bh, br, k0, rot, trans, stop)
+        g1 = box_gap(ac, ah, ar, m1, bc, bh, br, k1, rot, trans, stop)
         if g1 < g0:
             m0, k0, g0, m1, k1, g1 = m1, k1, g1, m0, k0, g0
         if top + 2 > len(lbs):
-            lbs, keys = _heap_room(lbs, keys, top, 2)
+            lbs, keys = heap_room(lbs, keys, top, 2)
         reach = g1 * (1.0 + rtol) + atol
         if reach * reach < best:
-            top = _heap_push(lbs, keys, top, g1, (m1 << 32) | k1)
+            top = heap_push(lbs, keys, top, g1, (m1 << 32) | k1)
         reach = g0 * (1.0 + rtol) + atol
         if reach * reach < best:
             if top == 0 or g0 <= lbs[0]:  # still the nearest: walk on, no heap
                 lb, m, k, have = g0, m0, k0, True
             else:
-                top = _heap_push(lbs, keys, top, g0, (m0 << 32) | k0)
+                top = heap_push(lbs, keys, top, g0, (m0 << 32) | k0)
     if out_i[0] < 0:
         return np.inf
     return math.sqrt(best)

@@ -1,10 +1,11 @@
 """The mesh-distance queries as called from Python: one pose checked and answered in one
 compiled call, or many poses in parallel. Each pose tries the hulls' certificate first
 (:mod:`hitbox._kernels.hull_certificate`) and walks the trees
-(:func:`hitbox._kernels.distance.mesh_distance`) only when it does not hold.
+(:func:`hitbox._kernels.distance_wide.mesh_distance_wide`) only when it does not hold.
 
 Both meshes arrive as ``(walk, hull)``: walk = (centres, half extents, axes, first,
-count, slot triangles[, a's slot boxes]) of the tree's nodes as oriented boxes, hull =
+count, slot triangles[, a's slot boxes], wide table) of the tree's nodes as oriented
+boxes, hull =
 :func:`hitbox._mesh_hull.hull_parts`.
 """
 
@@ -13,7 +14,7 @@ import math
 import numpy as np
 from numba import njit, prange
 
-from hitbox._kernels.distance import mesh_distance
+from hitbox._kernels.distance_wide import mesh_distance_wide
 from hitbox._kernels.hull_certificate import NOT_CERTIFIED, certify
 from hitbox._kernels.lanes import lane_count
 from hitbox._kernels.rigid import split_transforms
@@ -24,16 +25,16 @@ def one_pose(walk_a, hull_a, walk_b, hull_b, rot, trans, depth, upper, rtol, ato
              out_i):  # fmt: skip
     """The distance of A and B moved by (rot, trans), as
     :func:`hitbox._kernels.distance.mesh_distance` answers it."""
-    ac, ah, ar, a_first, a_count, a_tris, a_sbox = walk_a
-    bc, bh, br, b_first, b_count, b_tris = walk_b
+    ac, ah, ar, a_first, a_count, a_tris, a_sbox, wide_a = walk_a
+    bc, bh, br, b_first, b_count, b_tris, wide_b = walk_b
     # an empty mesh has an empty hull: not certified, and the walk answers inf
     d = certify(hull_a, hull_b, a_first, a_count, a_tris, b_first, b_count, b_tris, rot,
                 trans, depth, upper, rtol, atol, out_f, out_i)  # fmt: skip
     if d != NOT_CERTIFIED:
         return d
-    return mesh_distance(
-        ac, ah, ar, a_first, a_count, a_tris, a_sbox,
-        bc, bh, br, b_first, b_count, b_tris,
+    return mesh_distance_wide(
+        ac, ah, ar, a_first, a_count, a_tris, a_sbox, wide_a,
+        bc, bh, br, b_first, b_count, b_tris, wide_b,
         rot, trans, depth, upper, rtol, atol, out_f, out_i,
     )  # fmt: skip
 
