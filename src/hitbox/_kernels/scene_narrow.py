@@ -110,15 +110,34 @@ def _slab_axes(kind):
 
 
 @njit(cache=True, nogil=True)
-def _slab_range(x, y, z, mx, my, mz):
-    """(min, max) of mx x + my y + mz z over the columns, in one pass."""
-    lo = np.inf
-    hi = -np.inf
+def _slab_ranges(x, y, z, m0, m1, m2):
+    """(min, max) of m_k[0] x + m_k[1] y + m_k[2] z over the columns for three
+    directions m0, m1, m2 at once: one pass, six independent running extremes (a pass
+    per direction ran one dependent chain; benchmarks/README.md)."""
+    lo0 = lo1 = lo2 = np.inf
+    hi0 = hi1 = hi2 = -np.inf
     for v in range(len(x)):
-        p = mx * x[v] + my * y[v] + mz * z[v]
-        lo = min(lo, p)
-        hi = max(hi, p)
-    return lo, hi
+        xv, yv, zv = x[v], y[v], z[v]
+        p0 = m0[0] * xv + m0[1] * yv + m0[2] * zv
+        p1 = m1[0] * xv + m1[1] * yv + m1[2] * zv
+        p2 = m2[0] * xv + m2[1] * yv + m2[2] * zv
+        lo0, hi0 = min(lo0, p0), max(hi0, p0)
+        lo1, hi1 = min(lo1, p1), max(hi1, p1)
+        lo2, hi2 = min(lo2, p2), max(hi2, p2)
+    return lo0, hi0, lo1, hi1, lo2, hi2
+
+
+@njit(inline="always")
+def _model_axis(rot, o, axes, k):
+    """Axis k (a row of ``axes``; the last row again past the end) turned into object
+    o's model frame: R^T a."""
+    k = min(k, axes.shape[0] - 1)
+    a0, a1, a2 = axes[k, 0], axes[k, 1], axes[k, 2]
+    return (
+        rot[o, 0, 0] * a0 + rot[o, 1, 0] * a1 + rot[o, 2, 0] * a2,
+        rot[o, 0, 1] * a0 + rot[o, 1, 1] * a1 + rot[o, 2, 1] * a2,
+        rot[o, 0, 2] * a0 + rot[o, 1, 2] * a1 + rot[o, 2, 2] * a2,
+    )
 
 
 @njit(cache=True, nogil=True)
@@ -127,24 +146,29 @@ def _refit(xyz, mag, rot, trans, o, axes, out):
 
     ``xyz``: the model vertices as (3, V) rows x, y, z; ``mag`` bounds their
     coordinates. Each axis a is turned into the model frame, so a slab is
-    (R^T a) . x + a . t over the model vertices; it is widened by PAD of every
-    magnitude that enters the sums, far above their rounding and above the rounding of
-    the moved vertices the narrow phase sees.
+    (R^T a) . x + a . t over the model vertices, three axes a pass; it is widened by
+    PAD of every magnitude that enters the sums, far above their rounding and above the
+    rounding of the moved vertices the narrow phase sees.
     """
-    for k in range(axes.shape[0]):
-        a0, a1, a2 = axes[k, 0], axes[k, 1], axes[k, 2]
-        mx = rot[o, 0, 0] * a0 + rot[o, 1, 0] * a1 + rot[o, 2, 0] * a2
-        my = rot[o, 0, 1] * a0 + rot[o, 1, 1] * a1 + rot[o, 2, 1] * a2
-        mz = rot[o, 0, 2] * a0 + rot[o, 1, 2] * a1 + rot[o, 2, 2] * a2
-        lo, hi = _slab_range(xyz[0], xyz[1], xyz[2], mx, my, mz)
-        off = a0 * trans[o, 0] + a1 * trans[o, 1] + a2 * trans[o, 2]
-        spread = abs(a0 * trans[o, 0]) + abs(a1 * trans[o, 1]) + abs(a2 * trans[o, 2])
-        spread += (abs(mx) + abs(my) + abs(mz) + abs(a0) + abs(a1) + abs(a2)) * mag
-        lo += off
-        hi += off
-        pad = PAD * (abs(lo) + abs(hi) + spread)
-        out[o, 0, k] = lo - pad
-        out[o, 1, k] = hi + pad
+    n_axes = axes.shape[0]
+    for k0 in range(0, n_axes, 3):
+        m0 = _model_axis(rot, o, axes, k0)
+        m1 = _model_axis(rot, o, axes, k0 + 1)
+        m2 = _model_axis(rot, o, axes, k0 + 2)
+        ranges = _slab_ranges(xyz[0], xyz[1], xyz[2], m0, m1, m2)
+        for q in range(min(3, n_axes - k0)):
+            k = k0 + q
+            mx, my, mz = (m0, m1, m2)[q]
+            lo, hi = ranges[2 * q], ranges[2 * q + 1]
+            a0, a1, a2 = axes[k, 0], axes[k, 1], axes[k, 2]
+            off = a0 * trans[o, 0] + a1 * trans[o, 1] + a2 * trans[o, 2]
+            spread = abs(a0 * trans[o, 0]) + abs(a1 * trans[o, 1]) + abs(a2 * trans[o, 2])
+            spread += (abs(mx) + abs(my) + abs(mz) + abs(a0) + abs(a1) + abs(a2)) * mag
+            lo += off
+            hi += off
+            pad = PAD * (abs(lo) + abs(hi) + spread)
+            out[o, 0, k] = lo - pad
+            out[o, 1, k] = hi + pad
 
 
 @njit(cache=True, nogil=True)
