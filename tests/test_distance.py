@@ -311,8 +311,8 @@ def test_every_form_of_a_pose_gives_the_same_answer():
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.integers(0, 2**32 - 1), st.floats(0.0, 4.0), st.floats(0.0, 3.0))
-def test_node_pair_bound_is_below_the_exact_box_distance(seed, reach, stop):
+@given(st.integers(0, 2**32 - 1), st.floats(0.0, 4.0))
+def test_node_pair_bound_is_below_the_exact_box_distance(seed, reach):
     # the walk prunes a node pair by this bound: above the boxes' distance it would
     # lose the closest triangles; GJK on the boxes (1e-9) is the oracle
     from hitbox import OBBs
@@ -329,18 +329,12 @@ def test_node_pair_bound_is_below_the_exact_box_distance(seed, reach, stop):
     idx = np.arange(n)
     out = np.empty(n)
     node_pair_bounds(centre[0], half[0], axes[0], idx, centre[1], half[1], axes[1],
-                     idx, rot, trans, np.inf, out)  # fmt: skip
-    early = np.empty(n)
-    node_pair_bounds(centre[0], half[0], axes[0], idx, centre[1], half[1], axes[1],
-                     idx, rot, trans, stop, early)  # fmt: skip
+                     idx, rot, trans, out)  # fmt: skip
     moved = OBBs(centre[1] @ rot.T + trans, half[1], rot @ axes[1])
     exact = vd.distance(OBBs(centre[0], half[0], axes[0]), moved).distance
     scale = np.abs(centre).max() + np.abs(trans).max() + 2.0
     assert np.all(out >= 0.0)
     assert np.all(out <= exact * (1 + 1e-9) + 1e-12 * scale)
-    assert np.all(early <= exact * (1 + 1e-9) + 1e-12 * scale)
-    # with a stop, a bound is cut short only once it reaches the stop
-    assert np.array_equal(np.minimum(early, stop), np.minimum(out, stop))
     # never weaker than the bounding spheres' gap
     sphere = (
         np.linalg.norm(centre[0] - (centre[1] @ rot.T + trans), axis=1)
@@ -376,7 +370,8 @@ def test_wide_walk_bounds_are_the_node_bound_rounded_down(seed, reach, stop, use
     from hitbox import OBBs
     from hitbox import volume_distance as vd
     from hitbox._kernels.distance import node_pair_bounds
-    from hitbox._kernels.distance_wide import CAP, wide_bounds, wide_bounds_a
+    from hitbox._kernels.distance_wide import wide_bounds
+    from hitbox._kernels.obb_wide import GAP_CAP as CAP
 
     rng = np.random.default_rng(seed)
     n = 12
@@ -388,9 +383,10 @@ def test_wide_walk_bounds_are_the_node_bound_rounded_down(seed, reach, stop, use
     rot, trans = np.ascontiguousarray(pose[:3, :3]), np.ascontiguousarray(pose[:3, 3])
     idx = np.arange(n)
     lanes = np.empty((n, 4))
-    wide_bounds(centre, half, axes, idx, wide, idx, rot, trans, stop, lanes)
+    boxes = (centre, half, axes)
+    wide_bounds(*boxes, *boxes, wide, idx, idx, True, rot, trans, stop, lanes)
     lanes_a = np.empty((n, 4))
-    wide_bounds_a(wide, idx, centre, half, axes, idx, rot, trans, stop, lanes_a)
+    wide_bounds(*boxes, *boxes, wide, idx, idx, False, rot, trans, stop, lanes_a)
     unit = stop * (1 + 1e-9) / CAP
     scale = 2.0 + np.abs(trans).max()
     flat = (wc.reshape(-1, 3), wh.reshape(-1, 3), wr.reshape(-1, 3, 3))
@@ -402,7 +398,7 @@ def test_wide_walk_bounds_are_the_node_bound_rounded_down(seed, reach, stop, use
     ):
         got = got.ravel()
         scalar = np.empty(4 * n)
-        node_pair_bounds(*a_boxes, ia, *b_boxes, ib, rot, trans, np.inf, scalar)
+        node_pair_bounds(*a_boxes, ia, *b_boxes, ib, rot, trans, scalar)
         moved = OBBs(b_boxes[0][ib] @ rot.T + trans, b_boxes[1][ib], rot @ b_boxes[2][ib])
         exact = vd.distance(
             OBBs(a_boxes[0][ia], a_boxes[1][ia], a_boxes[2][ia]), moved
@@ -437,9 +433,8 @@ def test_repeated_queries_of_a_pair_answer_the_same():
 
 
 def test_the_walk_grows_its_heap_without_changing_an_answer():
-    """Both walks' heaps start at a multiple of the depth and double when full; from no
-    room at all (depth -8) they grow on the first pushes and answer the same."""
-    from hitbox._kernels.distance import mesh_distance
+    """The walk's heap starts at 64 x depth + 256 entries and doubles when full; from
+    no room at all (depth -8) it grows on the first pushes and answers the same."""
     from hitbox._kernels.distance_wide import mesh_distance_wide
 
     a = TriangleMesh(*SHAPES[2])
@@ -449,12 +444,11 @@ def test_the_walk_grows_its_heap_without_changing_an_answer():
     for _ in range(20):
         pose = _pose(rng, 0.3)
         rot, trans = np.ascontiguousarray(pose[:3, :3]), np.ascontiguousarray(pose[:3, 3])
-        for walk, args in ((mesh_distance, (*walk_a[:7], *walk_b[:6])),
-                           (mesh_distance_wide, (*walk_a, *walk_b))):  # fmt: skip
-            got = []
-            for depth in (a.bvh.depth + b.bvh.depth + 4, -8):
-                out_f, out_i = np.empty(6), np.empty(2, np.intp)
-                d = walk(*args, rot, trans, depth, np.inf, 0.0, 0.0, out_f, out_i)
-                got.append((d, out_i.tolist(), out_f.tolist()))
-            assert got[0] == got[1]
-            assert got[0][0] == hd.distance_brute(a, b, pose)[0]
+        got = []
+        for depth in (a.bvh.depth + b.bvh.depth + 4, -8):
+            out_f, out_i = np.empty(6), np.empty(2, np.intp)
+            d = mesh_distance_wide(*walk_a, *walk_b, rot, trans, depth, np.inf, 0.0, 0.0,
+                                   out_f, out_i)  # fmt: skip
+            got.append((d, out_i.tolist(), out_f.tolist()))
+        assert got[0] == got[1]
+        assert got[0][0] == hd.distance_brute(a, b, pose)[0]

@@ -39,8 +39,8 @@ def _lane_bits(a_parts, b_parts, wide_a, wide_b, m, k, rot, trans, slack):
     b = as_bv(*b_parts)
     widen = skew_widening(rot)
     return (
-        kw.b_lanes(a, m, wide_b, k, rot, trans, widen, slack, 1e3),
-        kw.a_lanes(wide_a, m, b, k, rot, trans, widen, slack, 1e3),
+        kw.b_lanes(a, m, wide_b, k, rot, trans, widen, slack, 1e3, False),
+        kw.a_lanes(wide_a, m, b, k, rot, trans, widen, slack, 1e3, False),
     )
 
 

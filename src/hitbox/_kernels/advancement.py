@@ -17,7 +17,7 @@ import math
 import numpy as np
 from numba import njit
 
-from hitbox._kernels.distance import mesh_distance
+from hitbox._kernels.distance_wide import mesh_distance_wide
 from hitbox._kernels.pipeline import advance, relative_into, time_to_close
 from hitbox._kernels.scene_layout import (
     ALPHA,
@@ -34,6 +34,7 @@ from hitbox._kernels.scene_layout import (
     kinematics,
     obb_parts,
     tree_walk_arrays,
+    wide_part_of,
 )
 
 #: Contact tolerance, relative to the two bounding spheres' radii: meshes this close
@@ -75,6 +76,7 @@ def mesh_contact_time(i, j, fb, ib, cap, tf, ti, meta, dt):
     b0, b1, b2 = obb_parts(tf, meta, tb)
     a_first, a_count, a_tris, a_sbox = tree_walk_arrays(tf, ti, meta, ta)
     b_first, b_count, b_tris, _ = tree_walk_arrays(tf, ti, meta, tb)
+    wide_a, wide_b = wide_part_of(tf, meta, ta), wide_part_of(tf, meta, tb)
     depth = meta[ta, M_DEPTH] + meta[tb, M_DEPTH] + 4
     tol = CONTACT_TOL * (mr[i] + mr[j])
     rot = np.empty((2, 3, 3))
@@ -99,9 +101,9 @@ def mesh_contact_time(i, j, fb, ib, cap, tf, ti, meta, dt):
         if t > 0.0:
             advance(rot, trans, vel, spin, accel, both, t, version)
         relative_into(rot, trans, 0, 1, rel_r, rel_t)
-        d = mesh_distance(
-            a0, a1, a2, a_first, a_count, a_tris, a_sbox,
-            b0, b1, b2, b_first, b_count, b_tris,
+        d = mesh_distance_wide(
+            a0, a1, a2, a_first, a_count, a_tris, a_sbox, wide_a,
+            b0, b1, b2, b_first, b_count, b_tris, wide_b,
             rel_r, rel_t, depth, np.inf, RTOL, 0.0, out_f, out_i,
         )  # fmt: skip
         if out_i[0] < 0:  # an empty mesh: never touches

@@ -319,10 +319,14 @@ def _make_descend(kind):
                 )
                 if split_b:
                     row = wide_row(b_first, k)
-                    word = b_lanes(a_bv, m, b_wide, row, rot, trans, widen, slack, 0.0)
+                    word = b_lanes(
+                        a_bv, m, b_wide, row, rot, trans, widen, slack, 0.0, False
+                    )
                 else:
                     row = wide_row(a_first, m)
-                    word = a_lanes(a_wide, row, b_bv, k, rot, trans, widen, slack, 0.0)
+                    word = a_lanes(
+                        a_wide, row, b_bv, k, rot, trans, widen, slack, 0.0, False
+                    )
                 for lane in range(LANES - 1, -1, -1):  # lane 0 walked first
                     child = lane_node(b_wide if split_b else a_wide, row, lane)
                     if lane_code(word, lane) == 0 and child >= 0:

@@ -24,7 +24,7 @@ from hitbox._kernels.rigid import split_transforms
 def one_pose(walk_a, hull_a, walk_b, hull_b, rot, trans, depth, upper, rtol, atol, out_f,
              out_i):  # fmt: skip
     """The distance of A and B moved by (rot, trans), as
-    :func:`hitbox._kernels.distance.mesh_distance` answers it."""
+    :func:`hitbox._kernels.distance_wide.mesh_distance_wide` answers it."""
     ac, ah, ar, a_first, a_count, a_tris, a_sbox, wide_a = walk_a
     bc, bh, br, b_first, b_count, b_tris, wide_b = walk_b
     # an empty mesh has an empty hull: not certified, and the walk answers inf

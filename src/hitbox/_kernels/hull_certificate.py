@@ -250,7 +250,8 @@ def certify(hull_a, hull_b, a_first, a_count, a_tris, b_first, b_count, b_tris, 
     ``hull_a``, ``hull_b``: :func:`hitbox._mesh_hull.hull_parts` (points, edge graph,
     start vertices, coplanar points, node boxes, largest L1 norm); each tree's node
     children (first, count), its triangles in slot order and its ``depth`` at most;
-    B moved by (rot, trans). Answers as :func:`hitbox._kernels.distance.mesh_distance` does: the
+    B moved by (rot, trans). Answers as
+    :func:`hitbox._kernels.distance_wide.mesh_distance_wide` does: the
     distance with out_f, out_i[:2] filled, or inf with out_i[:2] = -1 when the meshes
     are at least ``upper`` apart."""
     hull_a, hull_b = _borrowed_hull(hull_a), _borrowed_hull(hull_b)

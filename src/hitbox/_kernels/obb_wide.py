@@ -19,6 +19,7 @@ few ulps, far inside the query's slack (:func:`~hitbox._kernels.node_tests.query
 import numpy as np
 from numba import njit
 
+from hitbox._kernels.distance import pair_gap
 from hitbox._kernels.node_tests import edges_apart, face_gaps
 
 #: Fields of a lane: centre (3), half extents (3), axes row-major (9), node id.
@@ -138,11 +139,48 @@ def _max6(x0, x1, x2, x3, x4, x5):
     return y0 if y0 > y2 else y2
 
 
+#: The largest distance code (:func:`gap_code`): a lane at least 1 / inv_unit times
+#: it away.
+GAP_CAP = _CODE_MASK - 1
+_GAP_CAP_F = float(GAP_CAP)
+
+
 @njit(inline="always")
-def b_lanes(a, m, wide_b, k, rot, trans, widen, slack, inv_unit):
+def gap_code(gap, inv_unit):
+    """A distance bound as a lane code: gap in units of 1 / inv_unit, rounded down,
+    capped at GAP_CAP (NaN: 0, a bound that prunes nothing)."""
+    x = gap * inv_unit
+    x = x if x > 0.0 else 0.0
+    x = x if x < _GAP_CAP_F else _GAP_CAP_F
+    return np.int64(x)
+
+
+@njit(inline="always")
+def _verdict(
+    gaps, t0, t1, t2, r00, r01, r02, r10, r11, r12, r20, r21, r22,
+    ha0, ha1, ha2, hb0, hb1, hb2, s, inv_unit,
+):  # fmt: skip
+    """A lane's code: with ``gaps`` (a constant where the walks call it) the distance
+    bound of :func:`hitbox._kernels.distance.pair_gap` (``s``: the pose's
+    |translation|_1) as a :func:`gap_code`, else the overlap verdict of
+    :func:`_lane_code` (``s``: the slack)."""
+    if gaps:
+        return gap_code(
+            pair_gap(t0, t1, t2, r00, r01, r02, r10, r11, r12, r20, r21, r22,
+                     ha0, ha1, ha2, hb0, hb1, hb2, s),
+            inv_unit,
+        )  # fmt: skip
+    return _lane_code(t0, t1, t2, r00, r01, r02, r10, r11, r12, r20, r21, r22,
+                      ha0, ha1, ha2, hb0, hb1, hb2, s, inv_unit)  # fmt: skip
+
+
+@njit(inline="always")
+def b_lanes(a, m, wide_b, k, rot, trans, widen, slack, inv_unit, gaps):
     """A's node m against the wide children in row k of B's table (:func:`wide_row`; B
     moved by rot, trans): a word of the lanes' codes (:func:`lane_code`; unused lanes
-    too: skip them by id), clearances in units of 1 / inv_unit (0: none)."""
+    too: skip them by id), clearances in units of 1 / inv_unit (0: none). With
+    ``gaps``, each lane's distance bound instead (:func:`_verdict`; slack the pose's
+    |translation|_1, widen 0)."""
     A = a.rot
     # X = A_m^T rot and y = A_m^T (trans - c_m): each lane then needs X B_l, X c_l + y
     x00, x01, x02 = _col_t_rot(A, m, 0, rot)
@@ -163,7 +201,8 @@ def b_lanes(a, m, wide_b, k, rot, trans, widen, slack, inv_unit):
         b00, b01, b02 = w[k, 6, lane], w[k, 7, lane], w[k, 8, lane]
         b10, b11, b12 = w[k, 9, lane], w[k, 10, lane], w[k, 11, lane]
         b20, b21, b22 = w[k, 12, lane], w[k, 13, lane], w[k, 14, lane]
-        code = _lane_code(
+        code = _verdict(
+            gaps,
             x00 * c0 + x01 * c1 + x02 * c2 + y0,
             x10 * c0 + x11 * c1 + x12 * c2 + y1,
             x20 * c0 + x21 * c1 + x22 * c2 + y2,
@@ -183,9 +222,9 @@ def b_lanes(a, m, wide_b, k, rot, trans, widen, slack, inv_unit):
 
 
 @njit(inline="always")
-def a_lanes(wide_a, m, b, k, rot, trans, widen, slack, inv_unit):
-    """The wide children in row m of A's table against B's node k moved by (rot, trans): a word
-    of the lanes' codes, as :func:`b_lanes`."""
+def a_lanes(wide_a, m, b, k, rot, trans, widen, slack, inv_unit, gaps):
+    """The wide children in row m of A's table against B's node k moved by (rot,
+    trans): a word of the lanes' codes, as :func:`b_lanes`."""
     B = b.rot
     # b's axes (columns) and centre in A's model frame, once for the four lanes
     m00, m10, m20 = _rot_col(rot, B, k, 0)
@@ -206,7 +245,8 @@ def a_lanes(wide_a, m, b, k, rot, trans, widen, slack, inv_unit):
         a00, a01, a02 = w[m, 6, lane], w[m, 7, lane], w[m, 8, lane]
         a10, a11, a12 = w[m, 9, lane], w[m, 10, lane], w[m, 11, lane]
         a20, a21, a22 = w[m, 12, lane], w[m, 13, lane], w[m, 14, lane]
-        code = _lane_code(
+        code = _verdict(
+            gaps,
             a00 * d0 + a10 * d1 + a20 * d2,
             a01 * d0 + a11 * d1 + a21 * d2,
             a02 * d0 + a12 * d1 + a22 * d2,
