@@ -165,7 +165,7 @@ def _local(pts, p, moved, rot, trans, x, dx, dy, dz):
 
 
 @njit(inline="always")
-def _reach(hull, moved, rot, trans, start, x, dx, dy, dz, far, seen):
+def _reach(hull, moved, rot, trans, start, x, dx, dy, dz, far, seen, marks):
     """An upper bound on max n.(p - x) over the mesh's points (moved by (rot, trans)
     when ``moved``), n = (dx, dy, dz), ``far`` a bound on |p|_1; inf when too many hull
     vertices tie at the top. The climb finds the top hull vertex in the points' own
@@ -181,7 +181,12 @@ def _reach(hull, moved, rot, trans, start, x, dx, dy, dz, far, seen):
     v = _climb(pts, first, nb, start, lx, ly, lz)
     floor = pts[v, 0] * lx + pts[v, 1] * ly + pts[v, 2] * lz
     floor -= 16.0 * _EPS * (far + abs(x[0]) + abs(x[1]) + abs(x[2]))
+    # marks: one bit a hull vertex, set once queued (a flat facet facing n ties up to
+    # SEEN vertices; looking each up in the queue took that count squared)
+    for q in range(len(marks)):
+        marks[q] = 0
     seen[0] = v
+    marks[v >> 6] |= np.uint64(1) << np.uint64(v & 63)
     k = 1
     i = 0
     top = -np.inf
@@ -193,13 +198,12 @@ def _reach(hull, moved, rot, trans, start, x, dx, dy, dz, far, seen):
             w = nb[e]
             if pts[w, 0] * lx + pts[w, 1] * ly + pts[w, 2] * lz < floor:
                 continue
-            known = False
-            for q in range(k):
-                known = known or seen[q] == w
-            if known:
+            bit = np.uint64(1) << np.uint64(w & 63)
+            if marks[w >> 6] & bit:
                 continue
             if k == len(seen):
                 return np.inf
+            marks[w >> 6] |= bit
             seen[k] = w
             k += 1
     for p in range(len(extra)):
@@ -281,8 +285,9 @@ def certify(hull_a, hull_b, a_first, a_count, a_tris, b_first, b_count, b_tris, 
     xb = (xb0, xb1, xb2)
     far_b = 1.7320508075688772 * norm_b + abs(trans[0]) + abs(trans[1]) + abs(trans[2])
     seen = np.empty(SEEN, np.intp)
-    top_a = _reach(hull_a, False, rot, trans, ia[0], xa, dx, dy, dz, norm_a, seen)
-    top_b = _reach(hull_b, True, rot, trans, ib[0], xb, -dx, -dy, -dz, far_b, seen)
+    marks = np.empty((max(len(hull_a[0]), len(hull_b[0])) + 63) >> 6, np.uint64)
+    top_a = _reach(hull_a, False, rot, trans, ia[0], xa, dx, dy, dz, norm_a, seen, marks)
+    top_b = _reach(hull_b, True, rot, trans, ib[0], xb, -dx, -dy, -dz, far_b, seen, marks)
     bound = gap - top_b - top_a
     bound -= 8.0 * _EPS * (gap + abs(top_a) + abs(top_b))
     if bound >= upper:
