@@ -170,3 +170,31 @@ def test_too_many_tied_vertices_leave_it_to_the_walk():
             assert abs(d - want) <= 1e-12 * want
         assert abs(hd.distance(a, a, pose).distance - want) <= 1e-12 * want
         assert abs(want - 0.1) <= 1e-12
+
+
+def test_the_cube_map_finds_each_directions_cell_and_its_extreme_vertex():
+    # the climbs start from the extreme hull vertex of the direction's cell: each cell
+    # centre maps to its own cell, any direction to the cell whose cone holds it, and
+    # the map's vertex is the extreme one along the cell's centre
+    from numba import njit
+
+    from hitbox._kernels.hull_certificate import map_cell
+    from hitbox._mesh_hull import MAP_SIDE, cube_directions
+
+    cell_of = njit(lambda d: map_cell(MAP_SIDE, d[0], d[1], d[2]))
+    centres = cube_directions(MAP_SIDE)
+    assert len(centres) == 6 * MAP_SIDE**2
+    assert [cell_of(d) for d in centres] == list(range(len(centres)))
+    for bad in ([0.0, 0.0, 0.0], [np.nan, 0.0, 1.0], [0.0, np.inf, 1.0]):
+        assert cell_of(np.array(bad)) == -1
+    rng = np.random.default_rng(7)
+    for d in rng.normal(size=(2000, 3)) * rng.uniform(1e-3, 1e3, (2000, 1)):
+        c = cell_of(d)
+        u = d / np.abs(d).max()
+        face_centre = centres[c] / np.abs(centres[c]).max()
+        # same face of the cube, within half a cell of the centre on both other axes
+        assert np.argmax(np.abs(d)) == np.argmax(np.abs(centres[c]))
+        assert np.abs(u - face_centre).max() <= 1.0 / MAP_SIDE + 1e-12
+    mesh = TriangleMesh(*torus_mesh(2_000))
+    pts, _, _, starts = hull_parts(mesh)[:4]
+    np.testing.assert_array_equal(starts, np.argmax(pts @ centres.T, axis=0))

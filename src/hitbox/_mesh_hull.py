@@ -17,22 +17,34 @@ _NO_POINTS = np.zeros((0, 3))
 _EMPTY = (_NO_POINTS, _ONE, _NONE, _NONE, _NO_POINTS, np.zeros((0, 2, 3)), 0.0)
 
 
-def _spread(n):
-    """n unit directions spread evenly over the sphere (a Fibonacci lattice)."""
-    k = np.arange(n) + 0.5
-    z = 1.0 - 2.0 * k / n
-    phi = np.pi * (3.0 - np.sqrt(5.0)) * k
-    rho = np.sqrt(1.0 - z * z)
-    return np.stack([rho * np.cos(phi), rho * np.sin(phi), z], axis=1)
+def cube_directions(side):
+    """The centres of a cube map's cells as unit directions: (6 side^2, 3), face f the
+    axis f // 2 (positive for even f), cell (i, j) spanning the other two axes in cyclic
+    order (:func:`hitbox._kernels.hull_certificate.map_cell` finds a direction's cell)."""
+    c = -1.0 + (2.0 * np.arange(side) + 1.0) / side
+    u, v = np.meshgrid(c, c, indexing="ij")
+    out = []
+    for f in range(6):
+        a = f // 2
+        d = np.empty((side, side, 3))
+        d[..., a] = 1.0 if f % 2 == 0 else -1.0
+        d[..., (a + 1) % 3] = u
+        d[..., (a + 2) % 3] = v
+        out.append(d.reshape(-1, 3))
+    d = np.concatenate(out)
+    return d / np.linalg.norm(d, axis=1)[:, None]
 
 
-#: Directions whose extreme hull vertices start the climbs.
-_DIRECTIONS = _spread(32)
+#: Cells a side of the cube map of directions whose extreme hull vertices start the
+#: climbs (6 x 8 x 8 = 384 cells).
+MAP_SIDE = 8
+_DIRECTIONS = cube_directions(MAP_SIDE)
 
 
 def hull_parts(mesh):
     """(hull points (H, 3), their edge graph as CSR first (H + 1,) and neighbours (E,),
-    the extreme points along 32 spread directions (32,), the other points
+    the extreme point of each cell of a cube map of directions (6 MAP_SIDE^2,), the
+    other points
     qhull found coplanar with a facet (K, 3), the tree's exact node boxes (M, 2, 3)
     (to find the triangles at a point), the largest L1 norm of a corner); kept on the
     mesh."""
@@ -81,7 +93,8 @@ def _build(mesh):
         edges = np.concatenate([edges, every[np.isin(every, alone).any(axis=1)]])
     edges = np.unique(np.concatenate([edges, edges[:, ::-1]]), axis=0)
     graph_first = _csr_first(edges[:, 0], len(verts))
-    # where to start a climb: the extreme vertices along spread directions
+    # where to start a climb: the extreme vertex of each cell of a cube map of
+    # directions, one or two steps from the extreme vertex of any direction in the cell
     along = pos[verts] @ _DIRECTIONS.T
     starts = np.ascontiguousarray(np.argmax(along, axis=0).astype(np.intp))
     extra = np.setdiff1d(hull.coplanar[:, 0], verts) if len(hull.coplanar) else _NONE

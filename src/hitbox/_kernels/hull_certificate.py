@@ -59,16 +59,35 @@ def _climb(pts, first, nb, start, dx, dy, dz):
 
 
 @njit(inline="always")
-def _support(pts, first, nb, starts, last, dx, dy, dz):
-    """The hull vertex farthest along d, climbed from the best of the last one and the
-    start vertices (GJK's early directions jump; a climb across the hull is long)."""
+def map_cell(side, dx, dy, dz):
+    """The cell of direction d in a cube map of ``side`` cells a side
+    (:func:`hitbox._mesh_hull.cube_directions`), -1 for a zero, infinite or NaN
+    direction."""
+    ax, ay, az = abs(dx), abs(dy), abs(dz)
+    if ax >= ay and ax >= az:
+        face, big, u, v = (0 if dx >= 0.0 else 1), ax, dy, dz
+    elif ay >= az:
+        face, big, u, v = (2 if dy >= 0.0 else 3), ay, dz, dx
+    else:
+        face, big, u, v = (4 if dz >= 0.0 else 5), az, dx, dy
+    if not (big > 0.0 and big < np.inf and abs(u) <= big and abs(v) <= big):
+        return -1  # zero, infinite or NaN
+    i = min(max(int((u / big + 1.0) * 0.5 * side), 0), side - 1)
+    j = min(max(int((v / big + 1.0) * 0.5 * side), 0), side - 1)
+    return (face * side + i) * side + j
+
+
+@njit(inline="always")
+def _support(pts, first, nb, starts, side, last, dx, dy, dz):
+    """The hull vertex farthest along d, climbed from the better of the last one and
+    the extreme vertex of d's cell in the cube map ``starts`` (GJK's directions jump
+    early on, and a climb across the hull is long)."""
     best = last
-    top = pts[last, 0] * dx + pts[last, 1] * dy + pts[last, 2] * dz
-    for k in range(len(starts)):
-        v = starts[k]
-        h = pts[v, 0] * dx + pts[v, 1] * dy + pts[v, 2] * dz
-        if h > top:
-            top = h
+    cell = map_cell(side, dx, dy, dz)
+    if cell >= 0:
+        v = starts[cell]
+        top = pts[last, 0] * dx + pts[last, 1] * dy + pts[last, 2] * dz
+        if pts[v, 0] * dx + pts[v, 1] * dy + pts[v, 2] * dz > top:
             best = v
     return _climb(pts, first, nb, best, dx, dy, dz)
 
@@ -102,8 +121,10 @@ def hull_gjk(hull_a, hull_b, rot, trans, ws, ia, ib):
     lx = rot[0, 0] * trans[0] + rot[1, 0] * trans[1] + rot[2, 0] * trans[2]
     ly = rot[0, 1] * trans[0] + rot[1, 1] * trans[1] + rot[2, 1] * trans[2]
     lz = rot[0, 2] * trans[0] + rot[1, 2] * trans[1] + rot[2, 2] * trans[2]
-    i = _support(ha, fa, na, sta, sta[0], trans[0], trans[1], trans[2])
-    j = _support(hb, fb, nb, stb, stb[0], -lx, -ly, -lz)
+    side_a = int(math.sqrt(len(sta) // 6) + 0.5)
+    side_b = int(math.sqrt(len(stb) // 6) + 0.5)
+    i = _support(ha, fa, na, sta, side_a, sta[0], trans[0], trans[1], trans[2])
+    j = _support(hb, fb, nb, stb, side_b, stb[0], -lx, -ly, -lz)
     bx, by, bz = _moved(hb, j, rot, trans)
     _store(ws, 0, ia, ib, i, j, ha[i, 0], ha[i, 1], ha[i, 2], bx, by, bz)
     ws[0, 9] = 1.0
@@ -113,12 +134,12 @@ def hull_gjk(hull_a, hull_b, rot, trans, ws, ia, ib):
         vv = vx * vx + vy * vy + vz * vz
         if not vv > 0.0:
             return False, n
-        i = _support(ha, fa, na, sta, i, -vx, -vy, -vz)
+        i = _support(ha, fa, na, sta, side_a, i, -vx, -vy, -vz)
         # B's support along v, found in B's frame
         lx = rot[0, 0] * vx + rot[1, 0] * vy + rot[2, 0] * vz
         ly = rot[0, 1] * vx + rot[1, 1] * vy + rot[2, 1] * vz
         lz = rot[0, 2] * vx + rot[1, 2] * vy + rot[2, 2] * vz
-        j = _support(hb, fb, nb, stb, j, lx, ly, lz)
+        j = _support(hb, fb, nb, stb, side_b, j, lx, ly, lz)
         for p in range(n):
             if ia[p] == i and ib[p] == j:
                 return True, n  # no new support pair: v is the hulls' closest
