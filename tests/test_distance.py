@@ -448,7 +448,7 @@ def test_the_walk_grows_its_heap_without_changing_an_answer():
         for depth in (a.bvh.depth + b.bvh.depth + 4, -8):
             out_f, out_i = np.empty(6), np.empty(2, np.intp)
             d = mesh_distance_wide(*walk_a, *walk_b, rot, trans, depth, np.inf, 0.0, 0.0,
-                                   out_f, out_i)  # fmt: skip
+                                   out_f, out_i, np.empty(0), np.empty(0, np.int64))  # fmt: skip
             got.append((d, out_i.tolist(), out_f.tolist()))
         assert got[0] == got[1]
         assert got[0][0] == hd.distance_brute(a, b, pose)[0]

@@ -185,7 +185,7 @@ def distance(a, b, transform=None, *, max_distance=np.inf, rtol=0.0, atol=0.0):
     if g != 1.0:  # the same problem where products of squared lengths cannot overflow
         a, b, trans, upper, atol = a._twin(g), b._twin(g), trans * g, upper * g, atol * g
     d = _calls.one_pose(*_args(a, b), rot, trans, depth, upper, rtol, atol, out_f,
-                        out_i)  # fmt: skip
+                        out_i, np.empty(0), np.empty(0, np.int64))  # fmt: skip
     return _answer(a, b, d, out_f, out_i, upper, rtol, atol, g)
 
 

@@ -17,7 +17,7 @@ import math
 import numpy as np
 from numba import njit
 
-from hitbox._kernels.distance_wide import mesh_distance_wide
+from hitbox._kernels.distance_wide import heap_size, mesh_distance_wide
 from hitbox._kernels.pipeline import advance, relative_into, time_to_close
 from hitbox._kernels.scene_layout import (
     ALPHA,
@@ -90,6 +90,8 @@ def mesh_contact_time(i, j, fb, ib, cap, tf, ti, meta, dt):
     rel_t = np.empty(3)
     out_f = np.empty(6)
     out_i = np.empty(2, np.intp)
+    heap_f = np.empty(heap_size(depth))  # the walks' scratch, kept between steps
+    heap_i = np.empty(len(heap_f), np.int64)
     t = 0.0
     for _ in range(MAX_STEPS):
         for s, o in enumerate((i, j)):
@@ -104,7 +106,7 @@ def mesh_contact_time(i, j, fb, ib, cap, tf, ti, meta, dt):
         d = mesh_distance_wide(
             a0, a1, a2, a_first, a_count, a_tris, a_sbox, wide_a,
             b0, b1, b2, b_first, b_count, b_tris, wide_b,
-            rel_r, rel_t, depth, np.inf, RTOL, 0.0, out_f, out_i,
+            rel_r, rel_t, depth, np.inf, RTOL, 0.0, out_f, out_i, heap_f, heap_i,
         )  # fmt: skip
         if out_i[0] < 0:  # an empty mesh: never touches
             return np.inf, -1, -1

@@ -14,7 +14,7 @@ import math
 import numpy as np
 from numba import njit, prange
 
-from hitbox._kernels.distance_wide import mesh_distance_wide
+from hitbox._kernels.distance_wide import heap_size, mesh_distance_wide
 from hitbox._kernels.hull_certificate import NOT_CERTIFIED, certify
 from hitbox._kernels.lanes import lane_count
 from hitbox._kernels.rigid import split_transforms
@@ -22,9 +22,10 @@ from hitbox._kernels.rigid import split_transforms
 
 @njit(cache=True, nogil=True)
 def one_pose(walk_a, hull_a, walk_b, hull_b, rot, trans, depth, upper, rtol, atol, out_f,
-             out_i):  # fmt: skip
+             out_i, heap_f, heap_i):  # fmt: skip
     """The distance of A and B moved by (rot, trans), as
-    :func:`hitbox._kernels.distance_wide.mesh_distance_wide` answers it."""
+    :func:`hitbox._kernels.distance_wide.mesh_distance_wide` answers it (``heap_f``,
+    ``heap_i``: its scratch)."""
     ac, ah, ar, a_first, a_count, a_tris, a_sbox, wide_a = walk_a
     bc, bh, br, b_first, b_count, b_tris, wide_b = walk_b
     # an empty mesh has an empty hull: not certified, and the walk answers inf
@@ -35,7 +36,7 @@ def one_pose(walk_a, hull_a, walk_b, hull_b, rot, trans, depth, upper, rtol, ato
     return mesh_distance_wide(
         ac, ah, ar, a_first, a_count, a_tris, a_sbox, wide_a,
         bc, bh, br, b_first, b_count, b_tris, wide_b,
-        rot, trans, depth, upper, rtol, atol, out_f, out_i,
+        rot, trans, depth, upper, rtol, atol, out_f, out_i, heap_f, heap_i,
     )  # fmt: skip
 
 
@@ -63,7 +64,7 @@ def one_posed(walk_a, hull_a, walk_b, hull_b, pose, size, safe_exp, depth, upper
         return np.inf
     out_i[2] = 0
     return one_pose(walk_a, hull_a, walk_b, hull_b, rot[0], trans[0], depth, upper, rtol,
-                    atol, out_f, out_i)  # fmt: skip
+                    atol, out_f, out_i, np.empty(0), np.empty(0, np.int64))  # fmt: skip
 
 
 @njit(cache=True, nogil=True, parallel=True)
@@ -74,15 +75,21 @@ def many_poses(walk_a, hull_a, walk_b, hull_b, rots, transes, depth, upper, rtol
     tenth of a walked one, and prange's contiguous blocks left one thread the walks."""
     lanes, _ = lane_count(len(rots), threads, 1)
     for lane in prange(lanes):
+        heap_f = np.empty(heap_size(depth))  # the walks' scratch, one per lane
+        heap_i = np.empty(len(heap_f), np.int64)
         for p in range(lane, len(rots), lanes):
             out_d[p] = one_pose(walk_a, hull_a, walk_b, hull_b, rots[p], transes[p],
-                                depth, upper, rtol, atol, out_f[p], out_i[p])  # fmt: skip
+                                depth, upper, rtol, atol, out_f[p], out_i[p], heap_f,
+                                heap_i)  # fmt: skip
 
 
 @njit(cache=True, nogil=True)
 def serial_poses(walk_a, hull_a, walk_b, hull_b, rots, transes, depth, upper, rtol, atol,
                  out_d, out_f, out_i):  # fmt: skip
     """:func:`many_poses` on one thread (few poses)."""
+    heap_f = np.empty(heap_size(depth))
+    heap_i = np.empty(len(heap_f), np.int64)
     for p in range(len(rots)):
         out_d[p] = one_pose(walk_a, hull_a, walk_b, hull_b, rots[p], transes[p], depth,
-                            upper, rtol, atol, out_f[p], out_i[p])  # fmt: skip
+                            upper, rtol, atol, out_f[p], out_i[p], heap_f,
+                            heap_i)  # fmt: skip

@@ -75,6 +75,12 @@ def wide_bounds(ac, ah, ar, bc, bh, br, wide, rows, nodes, split_b, rot, trans, 
 
 
 @njit(inline="always")
+def heap_size(depth):
+    """The walk's first heap room for two trees of ``depth`` levels in all."""
+    return 64 * depth + 256
+
+
+@njit(inline="always")
 def _root_span(ac, ah, bc, bh, rot, trans):
     """An upper bound on the distance of any point of A's root box to any point of B's
     (moved): the centres' distance plus both half diagonals, widened for rounding."""
@@ -92,7 +98,7 @@ def _root_span(ac, ah, bc, bh, rot, trans):
 def mesh_distance_wide(
     ac, ah, ar, a_first, a_count, a_tris, a_sbox, wide_a,
     bc, bh, br, b_first, b_count, b_tris, wide_b,
-    rot, trans, depth, upper, rtol, atol, out_f, out_i,
+    rot, trans, depth, upper, rtol, atol, out_f, out_i, heap_f, heap_i,
 ):  # fmt: skip
     """Least distance between trees a and b (b moved by rot, trans into a's frame).
 
@@ -109,6 +115,11 @@ def mesh_distance_wide(
     Writes out_f[:3] the closest point on a, out_f[3:6] on b (both in a's frame),
     out_i[0:2] their slots (-1 when nothing is below ``upper``). Returns the distance
     (inf when nothing is below ``upper``).
+
+    ``heap_f`` (N,) float64 and ``heap_i`` (N,) int64: the heap's room, scratch the
+    caller keeps from one query to the next (:func:`heap_size` entries; empty: made
+    here); a heap that outgrows it is copied into arrays of its own. A fresh heap each
+    query cost page faults: glibc gave the freed pages back and took them again.
     """
     ac, ah, ar = borrowed(ac), borrowed(ah), borrowed(ar)
     a_first, a_count = borrowed(a_first), borrowed(a_count)
@@ -126,9 +137,10 @@ def mesh_distance_wide(
     span = _root_span(ac, ah, bc, bh, rot, trans)
     a_nodes, b_nodes = as_bv(ac, ah, ar), as_bv(bc, bh, br)
     tsize = abs(trans[0]) + abs(trans[1]) + abs(trans[2])
-    room = 64 * depth + 256
-    lbs = np.empty(max(room, 0))
-    keys = np.empty(len(lbs), np.int64)  # node pair m << 32 | k
+    lbs, keys = heap_f, heap_i  # keys: node pair m << 32 | k
+    if len(lbs) == 0 or len(keys) != len(lbs):
+        lbs = np.empty(max(heap_size(depth), 0))
+        keys = np.empty(len(lbs), np.int64)
     lbs, keys = heap_room(lbs, keys, 0, 1)
     top = heap_push(lbs, keys, 0, box_gap(ac, ah, ar, 0, bc, bh, br, 0, rot, trans), 0)
     have = False  # a pair in hand (lb, m, k), no farther than the heap's least
