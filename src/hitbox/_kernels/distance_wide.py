@@ -3,16 +3,17 @@ every triangle pair, found by a tree-vs-tree walk pruned by node-pair lower boun
 nearest bound first, four node pairs bounded at a time.
 
 Each split opens the larger node's wide children (:mod:`hitbox._kernels.obb_wide`: its
-children's children, a leaf child for itself) and bounds all four at once. A lane's
-bound is :func:`hitbox._kernels.distance.box_gap`'s (the fifteen separating axes, the
-centre line and each box against the other's bounding sphere, lowered by a relative
-1e-12), written without a branch so that the compiler runs the four lanes as one vector
-(about 20 ns a lane against about 46 for the scalar bound). The lanes return it as a
-16-bit code OR'd into one word, rounded *down* to a multiple of ``stop / GAP_CAP`` (``stop``
-the distance beyond which a pair is dropped: the best distance so far, or the far bound
-of the two roots): a code can only lower a bound, so the walk opens more pairs at worst,
-never fewer, and its answer is the least triangle-pair distance exactly. A lane at the
-cap is at least ``stop`` away and dropped.
+children's children, a leaf child for itself) and bounds all four at once with the
+lanes of :func:`~hitbox._kernels.obb_wide.b_lanes` / ``a_lanes``: the bound of
+:func:`hitbox._kernels.distance.pair_gap` (the fifteen separating axes, the centre line
+and each box against the other's bounding sphere, lowered by a relative 1e-12), which
+has no branch, so the four lanes run as one vector (about 20 ns a lane, where a scalar
+bound with early exits took 46). Each lane returns it as a 16-bit code, rounded *down*
+to a multiple of ``stop / GAP_CAP`` (``stop`` the distance beyond which a pair is
+dropped: the best distance so far, or the far bound of the two roots): a code can only
+lower a bound, so the walk opens more pairs at worst, never fewer, and its answer is
+the least triangle-pair distance exactly. A lane at the cap is at least ``stop`` away
+and dropped.
 """
 
 import math

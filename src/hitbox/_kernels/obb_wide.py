@@ -14,6 +14,8 @@ the binary walk reaches (Wald et al. 2008, "Getting rid of packets", for the lay
 The lane test is the scalar one of :mod:`hitbox._kernels.node_tests` with its products
 grouped differently (``X = A_m^T rot`` once per split), which moves its rounding by a
 few ulps, far inside the query's slack (:func:`~hitbox._kernels.node_tests.query_slack`).
+The same lanes give the distance walk its node-pair bounds
+(:mod:`hitbox._kernels.distance_wide`), as codes rounded down (:func:`gap_code`).
 """
 
 import numpy as np
