@@ -36,7 +36,7 @@ import numpy as np
 from benchmarks.timing import environment, measure
 from hitbox.bvh import BVH, KINDS, METHODS
 
-REPEATS = 3
+REPEATS = 5
 QUERY_POSES, QUERY_REPEATS = 300, 7
 SIZES = {"20k": (100, 100), "500k": (500, 500)}  # major x minor sections: 2 * a * b faces
 
