@@ -102,7 +102,10 @@ def test_what_the_search_returns_crosses(seed):
         ]
         if any((ORDER[a], ORDER[b]) in crossing for a, b in tried):
             assert sa >= 0
-        if (ORDER[wa], ORDER[wb]) in crossing:
+        # the predicted pair first, then the witness
+        if (ORDER[ca], ORDER[cb]) in crossing:
+            assert (sa, sb) == (ca, cb)
+        elif (ORDER[wa], ORDER[wb]) in crossing:
             assert (sa, sb) == (wa, wb)
 
 
