@@ -44,10 +44,9 @@ _DIRECTIONS = cube_directions(MAP_SIDE)
 def hull_parts(mesh):
     """(hull points (H, 3), their edge graph as CSR first (H + 1,) and neighbours (E,),
     the extreme point of each cell of a cube map of directions (6 MAP_SIDE^2,), the
-    other points
-    qhull found coplanar with a facet (K, 3), the tree's exact node boxes (M, 2, 3)
-    (to find the triangles at a point), the largest L1 norm of a corner); kept on the
-    mesh."""
+    other points qhull found coplanar with a facet (K, 3), the tree's exact node boxes
+    (M, 2, 3) (to find the triangles at a point), the largest L1 norm of a corner); kept
+    on the mesh."""
     if mesh._hull is None:
         mesh._hull = _build(mesh)
     return mesh._hull

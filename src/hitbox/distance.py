@@ -2,7 +2,8 @@
 of triangles, one pose or many. Each pose tries the meshes' convex hulls first
 (:mod:`hitbox._kernels.hull_certificate`: where the hulls are nearest on both surfaces,
 as for most poses of meshes apart, a separating plane proves a triangle pair the
-nearest) and walks the two trees only when that fails (:mod:`hitbox._kernels.distance_wide`).
+nearest) and walks the two trees only when that fails
+(:mod:`hitbox._kernels.distance_wide`).
 
 Results are in the first mesh's model frame: ``point_a`` on mesh A, ``point_b`` on mesh
 B moved by the transform, ``|point_a - point_b| == distance`` (to rounding). Touching

@@ -5,8 +5,7 @@ compiled call, or many poses in parallel. Each pose tries the hulls' certificate
 
 Both meshes arrive as ``(walk, hull)``: walk = (centres, half extents, axes, first,
 count, slot triangles[, a's slot boxes], wide table) of the tree's nodes as oriented
-boxes, hull =
-:func:`hitbox._mesh_hull.hull_parts`.
+boxes, hull = :func:`hitbox._mesh_hull.hull_parts`.
 """
 
 import math
