@@ -433,8 +433,9 @@ def test_repeated_queries_of_a_pair_answer_the_same():
 
 
 def test_the_walk_grows_its_heap_without_changing_an_answer():
-    """The walk's heap starts at 64 x depth + 256 entries and doubles when full; from
-    no room at all (depth -8) it grows on the first pushes and answers the same."""
+    """The walk's scratch holds 128 x depth + 512 entries, half for its heap and half
+    for the lanes that wait for a first leaf, each doubled when full; from no room at
+    all (depth -8) both grow on their first entries and the answers are the same."""
     from hitbox._kernels.distance_wide import mesh_distance_wide
 
     a = TriangleMesh(*SHAPES[2])

@@ -15,7 +15,7 @@ from numba import njit, prange
 
 from hitbox._kernels.distance_wide import heap_size, mesh_distance_wide
 from hitbox._kernels.hull_certificate import NOT_CERTIFIED, certify
-from hitbox._kernels.lanes import lane_count
+from hitbox._kernels.lanes import lane_count, take_next
 from hitbox._kernels.rigid import split_transforms
 
 
@@ -70,13 +70,19 @@ def one_posed(walk_a, hull_a, walk_b, hull_b, pose, size, safe_exp, depth, upper
 def many_poses(walk_a, hull_a, walk_b, hull_b, rots, transes, depth, upper, rtol, atol,
                out_d, out_f, out_i, threads):  # fmt: skip
     """:func:`one_pose` for K poses on ``threads`` threads: out_d (K,), out_f (K, 6),
-    out_i (K, 2). Poses are dealt round-robin, one at a time: a certified pose costs a
-    tenth of a walked one, and prange's contiguous blocks left one thread the walks."""
+    out_i (K, 2). Each lane takes the next pose when it is free
+    (:func:`~hitbox._kernels.lanes.take_next`): a certified pose costs a tenth of a
+    walked one, so poses dealt in turn left one lane the larger share of walks, and
+    prange's contiguous blocks one lane most of them."""
     lanes, _ = lane_count(len(rots), threads, 1)
-    for lane in prange(lanes):
+    counter = np.zeros(1, np.int64)
+    for _ in prange(lanes):
         heap_f = np.empty(heap_size(depth))  # the walks' scratch, one per lane
         heap_i = np.empty(len(heap_f), np.int64)
-        for p in range(lane, len(rots), lanes):
+        while True:
+            p = take_next(counter)
+            if p >= len(rots):
+                break
             out_d[p] = one_pose(walk_a, hull_a, walk_b, hull_b, rots[p], transes[p],
                                 depth, upper, rtol, atol, out_f[p], out_i[p], heap_f,
                                 heap_i)  # fmt: skip

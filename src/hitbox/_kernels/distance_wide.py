@@ -14,6 +14,12 @@ dropped: the best distance so far, or the far bound of the two roots): a code ca
 lower a bound, so the walk opens more pairs at worst, never fewer, and its answer is
 the least triangle-pair distance exactly. A lane at the cap is at least ``stop`` away
 and dropped.
+
+Until a leaf pair gives a first distance nothing is pruned, and most lanes pushed then
+would never be popped. Those lanes of positive bound wait in an unsorted list instead:
+the walk first opens every node pair whose boxes meet (bound 0; in near poses most of
+the walk), then dives from the nearest waiting lane to a leaf, and only the waiting
+lanes nearer than that leaf's distance join the heap.
 """
 
 import math
@@ -77,8 +83,9 @@ def wide_bounds(ac, ah, ar, bc, bh, br, wide, rows, nodes, split_b, rot, trans, 
 
 @njit(inline="always")
 def heap_size(depth):
-    """The walk's first heap room for two trees of ``depth`` levels in all."""
-    return 64 * depth + 256
+    """The walk's scratch for two trees of ``depth`` levels in all: the heap's first
+    room and as much again for the lanes that wait."""
+    return 128 * depth + 512
 
 
 @njit(inline="always")
@@ -95,6 +102,30 @@ def _root_span(ac, ah, bc, bh, rot, trans):
     return span * (1.0 + 1e-9) + 1e-300
 
 
+@njit(inline="always")
+def _take_nearest(waits, wait_keys, n):
+    """Remove the least of the n waiting lanes (unsorted); returns it and n - 1."""
+    j = 0
+    for i in range(1, n):
+        if waits[i] < waits[j]:
+            j = i
+    lb, key = waits[j], wait_keys[j]
+    n -= 1
+    waits[j], wait_keys[j] = waits[n], wait_keys[n]
+    return lb, key, n
+
+
+@njit(inline="always")
+def _admit(lbs, keys, top, waits, wait_keys, n, best, rtol, atol):
+    """Push the n waiting lanes nearer than ``best`` (squared) on the heap of ``top``
+    entries (room made by the caller); returns the heap's new count."""
+    for i in range(n):
+        reach = waits[i] * (1.0 + rtol) + atol
+        if reach * reach < best:
+            top = heap_push(lbs, keys, top, waits[i], wait_keys[i])
+    return top
+
+
 @njit(cache=True, nogil=True)
 def mesh_distance_wide(
     ac, ah, ar, a_first, a_count, a_tris, a_sbox, wide_a,
@@ -107,7 +138,9 @@ def mesh_distance_wide(
     columns, and each tree's wide table over them
     (:func:`hitbox._kernels.obb_wide.wide_table`); triangles (S, 3, 3) in slot order,
     a's triangle boxes (S, 2, 3). Node pairs are taken nearest bound first (a 4-ary
-    heap), so a pair is opened only when its bound is below the best distance so far,
+    heap; before the first leaf, lanes of positive bound wait unsorted and the nearest
+    is taken when no pair of bound 0 is left), so a pair is opened only when its bound
+    is below the best distance so far,
     and the walk stops at the first pair whose bound times (1 + rtol) plus atol reaches
     it, or reaches ``upper``: the answer d satisfies d_true <= d <= d_true (1 + rtol) +
     atol (exact with rtol = atol = 0), unless none is below ``upper``. ``depth`` sizes
@@ -117,9 +150,10 @@ def mesh_distance_wide(
     out_i[0:2] their slots (-1 when nothing is below ``upper``). Returns the distance
     (inf when nothing is below ``upper``).
 
-    ``heap_f`` (N,) float64 and ``heap_i`` (N,) int64: the heap's room, scratch the
-    caller keeps from one query to the next (:func:`heap_size` entries; empty: made
-    here); a heap that outgrows it is copied into arrays of its own. A fresh heap each
+    ``heap_f`` (N,) float64 and ``heap_i`` (N,) int64: scratch the caller keeps from
+    one query to the next (:func:`heap_size` entries; empty: made here), its first half
+    the heap's room and its second the waiting lanes'; either that outgrows its half is
+    copied into arrays of its own. A fresh heap each
     query cost page faults: glibc gave the freed pages back and took them again.
     """
     ac, ah, ar = borrowed(ac), borrowed(ah), borrowed(ar)
@@ -142,13 +176,23 @@ def mesh_distance_wide(
     if len(lbs) == 0 or len(keys) != len(lbs):
         lbs = np.empty(max(heap_size(depth), 0))
         keys = np.empty(len(lbs), np.int64)
-    lbs, keys = heap_room(lbs, keys, 0, 1)
-    top = heap_push(lbs, keys, 0, box_gap(ac, ah, ar, 0, bc, bh, br, 0, rot, trans), 0)
-    have = False  # a pair in hand (lb, m, k), no farther than the heap's least
-    lb, m, k = 0.0, 0, 0
-    while have or top > 0:
+    # until a leaf pair gives a distance, lanes of positive bound wait unsorted in the
+    # scratch's second half (see the module's docstring)
+    half = len(lbs) // 2
+    waits, wait_keys = lbs[half:], keys[half:]
+    lbs, keys = lbs[:half], keys[:half]
+    waiting = 0
+    top = 0
+    have = True  # a pair in hand (lb, m, k), no farther than the heap's least
+    lb, m, k = box_gap(ac, ah, ar, 0, bc, bh, br, 0, rot, trans), 0, 0
+    while True:
         if not have:
-            lb, key, top = heap_pop(lbs, keys, top)
+            if top > 0:
+                lb, key, top = heap_pop(lbs, keys, top)
+            elif waiting > 0:  # no leaf yet, every meeting pair opened: dive on
+                lb, key, waiting = _take_nearest(waits, wait_keys, waiting)
+            else:
+                break
             m, k = key >> 32, key & 0xFFFFFFFF
         have = False
         reach = lb * (1.0 + rtol) + atol
@@ -161,6 +205,11 @@ def mesh_distance_wide(
                 a_first[m], ca, a_tris, a_sbox, b_first[k], cb, b_tris, rot, trans,
                 best, out_f, out_i,
             )  # fmt: skip
+            if waiting > 0 and best < np.inf:  # the waiting lanes nearer join the heap
+                if top + waiting > len(lbs):
+                    lbs, keys = heap_room(lbs, keys, top, waiting)
+                top = _admit(lbs, keys, top, waits, wait_keys, waiting, best, rtol, atol)
+                waiting = 0
             continue
         # lanes at or beyond stop are dropped: their codes need not resolve them
         stop = (math.sqrt(best) - atol) / (1.0 + rtol) if best < np.inf else span
@@ -178,6 +227,9 @@ def mesh_distance_wide(
             )
         if top + _ow.LANES > len(lbs):
             lbs, keys = heap_room(lbs, keys, top, _ow.LANES)
+        if waiting + _ow.LANES > len(waits):
+            waits, wait_keys = heap_room(waits, wait_keys, waiting, _ow.LANES)
+        defer = best == np.inf
         # a code times unit is below the bound it came from: unit is at most
         # (1 + eps) _DOWN / inv_unit, and the code at most (1 + eps) bound * inv_unit
         unit = _DOWN / inv_unit
@@ -196,15 +248,22 @@ def mesh_distance_wide(
             if reach * reach >= best:
                 continue
             key = (m << 32) | node if split_b else (node << 32) | k
-            if g < near_g:
-                if near_key >= 0:
-                    top = heap_push(lbs, keys, top, near_g, near_key)
-                near_g, near_key = g, key
+            if g < near_g:  # keep the nearer in hand, store the other
+                g, near_g = near_g, g
+                key, near_key = near_key, key
+                if key < 0:
+                    continue
+            if defer and g > 0.0:
+                waits[waiting], wait_keys[waiting] = g, key
+                waiting += 1
             else:
                 top = heap_push(lbs, keys, top, g, key)
         if near_key >= 0:
             if top == 0 or near_g <= lbs[0]:  # still the nearest: walk on, no heap
                 lb, m, k, have = near_g, near_key >> 32, near_key & 0xFFFFFFFF, True
+            elif defer and near_g > 0.0:
+                waits[waiting], wait_keys[waiting] = near_g, near_key
+                waiting += 1
             else:
                 top = heap_push(lbs, keys, top, near_g, near_key)
     if out_i[0] < 0:
