@@ -5,6 +5,7 @@ and the brute-force twin's pairs at the end."""
 import numpy as np
 import pytest
 
+from hitbox._kernels import scene_layout as _kl
 from hitbox.pipeline import Scene
 from tests.test_pipeline import _random_scene, _same
 
@@ -42,9 +43,12 @@ def test_run_equals_steps_one_at_a_time(seed, broadphase, mode, continuous):
     _same(many.query(mode), many.query_brute(mode))
 
 
-def test_run_grows_its_buffers_and_log_mid_run():
+@pytest.mark.parametrize("tri_start", [16, 4_096])
+def test_run_grows_its_buffers_and_log_mid_run(monkeypatch, tri_start):
     """Many touching pairs from the first step: the first run outgrows every buffer
-    (pairs, triangles, memory, log) part way, and still equals the steps."""
+    (pairs, triangles from a small start, memory, log) part way, and still equals the
+    steps."""
+    monkeypatch.setattr("hitbox._scene_buffers._TRI_START", tri_start)
     one, many = _twins(7, "sap", n=40)
     for scene in (one, many):
         for i in scene.ids.tolist():
@@ -55,6 +59,8 @@ def test_run_grows_its_buffers_and_log_mid_run():
     for k in range(15):
         _same(run[k], one.step(0.02, mode="all"))
     assert run.pairs.shape[1] > 64
+    if tri_start == 16:  # some step outgrew the triangle buffer: it grew mid-run
+        assert max(run[k].triangles.shape[1] for k in range(15)) > tri_start
 
 
 def test_run_of_quiet_steps_moves_as_steps_do():
@@ -122,3 +128,23 @@ def test_quiet_steps_replayed_by_the_next_kernel_move_as_steps_do(quiet):
     np.testing.assert_array_equal(kernel.pose(1), read.pose(1))
     np.testing.assert_array_equal(last[0].pairs, last[1].pairs)
     assert last[0].pairs.shape[1] == 1  # the last step ends in the box
+
+
+def test_a_step_that_outgrows_its_triangle_buffer_runs_again_and_equals_brute_force(
+    monkeypatch,
+):
+    """Steps in mode all from a 16-pair triangle buffer: the steps that outgrow it grow
+    it and run again, with the same pairs and triangles as the brute-force twin."""
+    monkeypatch.setattr("hitbox._scene_buffers._TRI_START", 16)
+    scene, _ = _random_scene(11, "sap", n=40)
+    for i in scene.ids.tolist():
+        pose = scene.pose(i)
+        pose[:3, 3] *= 0.3  # crowded: many triangle pairs touch
+        scene.set_pose(i, pose)
+    most = 0
+    for _ in range(6):
+        got = scene.step(0.02, mode="all")
+        _same(got, scene.query_brute("all"))
+        most = max(most, got.triangles.shape[1])
+    assert most > 16
+    assert scene._buf.ctl[_kl.C_TRI_CAP] >= most

@@ -21,6 +21,11 @@ _EMPTY_PAIRS.flags.writeable = _ZERO_OFFSETS.flags.writeable = False
 #: Node pairs each row of the front buffer holds at first, and at most (48 MiB): two
 #: rows of fronts, one of scratch for the tree walk's stack.
 _FRONT_START, _FRONT_MAX = 1 << 12, 1 << 21
+#: Room for the triangle pairs of a step in mode "all" before the first growth. A step
+#: that outgrows an output buffer runs again whole (its walks twice): seed 003's tori,
+#: starting from 64, walked three of 200 steps twice (the crossing pairs grew past
+#: 120, 260 and 698); 4,096 pairs take 64 kB.
+_TRI_START = 4_096
 
 _F_WIDTH = [int(np.prod(shape, dtype=np.int64)) for _, shape in _kl.F_FIELDS]
 _F_OFFSET = np.concatenate([[0], np.cumsum(_F_WIDTH)]).astype(int)
@@ -86,7 +91,7 @@ class SceneBuffers:
         self.front = np.zeros((3, _FRONT_START), np.int64)
         self.ctl = np.zeros(_kl.C_LISTS + 1, np.int64)
         self.out_i = np.zeros(0, np.int64)
-        self._size_output(16, 64, 0)
+        self._size_output(16, _TRI_START, 0)
         self._size_memory(16)
 
     # -- per-object tables ---------------------------------------------------------------
