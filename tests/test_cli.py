@@ -114,6 +114,30 @@ def test_version(capsys):
     assert status == 0 and out.strip() == f"hitbox {hitbox.__version__}"
 
 
+def test_the_program_returns_mains_status_and_freezes_what_is_alive(
+    capsys, monkeypatch, folder
+):
+    """`hitbox` (the console script and ``python -m hitbox.cli``) runs program(): main's
+    status, every object then alive frozen out of the collector for a quick exit."""
+    import gc
+    import tomllib
+
+    project = tomllib.loads((Path(__file__).parents[1] / "pyproject.toml").read_text())
+    assert project["project"]["scripts"]["hitbox"] == "hitbox.cli:program"
+    main_module = Path(cli.__file__).with_name("__main__.py").read_text()
+    assert "sys.exit(program())" in main_module
+    box, missing = str(folder / "box.obj"), str(folder / "no-such.obj")
+    for argv, want in ((["hitbox", "info", box], 0), (["hitbox", "info", missing], 1)):
+        monkeypatch.setattr(sys, "argv", argv)
+        assert gc.get_freeze_count() == 0
+        try:
+            assert cli.program() == want
+            assert gc.get_freeze_count() > 0
+        finally:
+            gc.unfreeze()  # this test process goes on: let the collector see them again
+    capsys.readouterr()
+
+
 def test_node_kinds_written_in_the_cli_match_the_library():
     assert common.NODE_KINDS == KINDS
     assert common.NODE == NODE

@@ -2,6 +2,6 @@
 
 import sys
 
-from hitbox.cli import main
+from hitbox.cli import program
 
-sys.exit(main())
+sys.exit(program())
