@@ -36,10 +36,9 @@ SUBCOMMANDS = (demo, collide, distance, points, raycast, info, bench, warmup)
 def program():
     """The `hitbox` executable and ``python -m hitbox.cli``: :func:`main` on the
     process's arguments, then every live object frozen out of the garbage collector
-    (:func:`gc.freeze`) before the process exits. The interpreter's collections at
-    shutdown would otherwise walk all that numba's import made: 0.12-0.14 s of a warm
-    0.9 s `hitbox collide` (benchmarks/README.md). Finalizers and atexit handlers run
-    as before. Returns main's exit status."""
+    (:func:`gc.freeze`), so that the interpreter's collections at shutdown do not walk
+    all that numba's import made (benchmarks/README.md). Finalizers and atexit
+    handlers run as before. Returns main's exit status."""
     import gc
 
     status = main()
