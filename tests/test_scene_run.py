@@ -48,6 +48,7 @@ def test_run_grows_its_buffers_and_log_mid_run(monkeypatch, tri_start):
     """Many touching pairs from the first step: the first run outgrows every buffer
     (pairs, triangles from a small start, memory, log) part way, and still equals the
     steps."""
+    monkeypatch.setattr("hitbox._scene_buffers._TRI_FIRST", min(tri_start, 64))
     monkeypatch.setattr("hitbox._scene_buffers._TRI_START", tri_start)
     one, many = _twins(7, "sap", n=40)
     for scene in (one, many):
@@ -135,6 +136,7 @@ def test_a_step_that_outgrows_its_triangle_buffer_runs_again_and_equals_brute_fo
 ):
     """Steps in mode all from a 16-pair triangle buffer: the steps that outgrow it grow
     it and run again, with the same pairs and triangles as the brute-force twin."""
+    monkeypatch.setattr("hitbox._scene_buffers._TRI_FIRST", 16)
     monkeypatch.setattr("hitbox._scene_buffers._TRI_START", 16)
     scene, _ = _random_scene(11, "sap", n=40)
     for i in scene.ids.tolist():
@@ -148,3 +150,27 @@ def test_a_step_that_outgrows_its_triangle_buffer_runs_again_and_equals_brute_fo
         most = max(most, got.triangles.shape[1])
     assert most > 16
     assert scene._buf.ctl[_kl.C_TRI_CAP] >= most
+
+
+@pytest.mark.parametrize("call", ["step", "query", "run"])
+def test_room_for_triangle_pairs_is_made_at_the_first_step_in_mode_all(call):
+    """A scene stepped in mode any keeps the small triangle buffer; the first step,
+    query or run in mode all makes room for _TRI_START pairs at once."""
+    from hitbox import _scene_buffers as sb
+
+    scene, _ = _random_scene(5, "sap", n=12)
+    scene.step(0.01)
+    scene.query()
+    assert scene._buf.ctl[_kl.C_TRI_CAP] == sb._TRI_FIRST
+    twin, _ = _random_scene(5, "sap", n=12)
+    twin.step(0.01)
+    if call == "step":
+        got = scene.step(0.01, mode="all")
+        _same(got, twin.step(0.01, mode="all"))
+    elif call == "query":
+        _same(scene.query("all"), scene.query_brute("all"))
+    else:
+        run = scene.run(0.01, 2, mode="all")
+        for k in range(2):
+            _same(run[k], twin.step(0.01, mode="all"))
+    assert scene._buf.ctl[_kl.C_TRI_CAP] >= sb._TRI_START

@@ -21,11 +21,12 @@ _EMPTY_PAIRS.flags.writeable = _ZERO_OFFSETS.flags.writeable = False
 #: Node pairs each row of the front buffer holds at first, and at most (48 MiB): two
 #: rows of fronts, one of scratch for the tree walk's stack.
 _FRONT_START, _FRONT_MAX = 1 << 12, 1 << 21
-#: Room for the triangle pairs of a step in mode "all" before the first growth. A step
-#: that outgrows an output buffer runs again whole (its walks twice): seed 003's tori,
-#: starting from 64, walked three of 200 steps twice (the crossing pairs grew past
-#: 120, 260 and 698); 4,096 pairs take 64 kB.
-_TRI_START = 4_096
+#: Room for triangle pairs: at first (a scene stepped only in mode "any" writes none),
+#: and made before a scene's first step in mode "all". A step that outgrows an output
+#: buffer runs again whole (its walks twice): seed 003's tori, starting from 64, walked
+#: three of 200 steps twice (the crossing pairs grew past 120, 260 and 698); 4,096
+#: pairs take 64 kB.
+_TRI_FIRST, _TRI_START = 64, 4_096
 
 _F_WIDTH = [int(np.prod(shape, dtype=np.int64)) for _, shape in _kl.F_FIELDS]
 _F_OFFSET = np.concatenate([[0], np.cumsum(_F_WIDTH)]).astype(int)
@@ -91,7 +92,7 @@ class SceneBuffers:
         self.front = np.zeros((3, _FRONT_START), np.int64)
         self.ctl = np.zeros(_kl.C_LISTS + 1, np.int64)
         self.out_i = np.zeros(0, np.int64)
-        self._size_output(16, _TRI_START, 0)
+        self._size_output(16, _TRI_FIRST, 0)
         self._size_memory(16)
 
     # -- per-object tables ---------------------------------------------------------------
@@ -281,6 +282,13 @@ class SceneBuffers:
         ctl[_kl.C_CUR] = 0
         ctl[_kl.C_MEM_CAP] = cap
         self._pack()
+
+    def reserve_triangles(self):
+        """Room for ``_TRI_START`` triangle pairs, made before a step in mode "all"."""
+        ctl = self.ctl
+        if ctl[_kl.C_TRI_CAP] < _TRI_START:
+            self._size_output(int(ctl[_kl.C_PAIR_CAP]), _TRI_START,
+                              int(ctl[_kl.C_TRACE_CAP]))  # fmt: skip
 
     def _size_output(self, pairs, tris, trace):
         self.out_i = np.zeros(4 * pairs + 1 + 2 * tris + 6 * trace, np.int64)

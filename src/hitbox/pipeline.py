@@ -263,6 +263,8 @@ class Scene(SceneEditing):
         if self._time + dt < self._horizon and not continuous and not inside:
             return self._quiet(dt)
         flags = (0 if mode == "any" else 1) | (4 if continuous else 0)
+        if flags & 1:
+            self._buf.reserve_triangles()
         return self._finish(self._run(dt, flags), mode, inside)
 
     def run(self, dt, steps, *, mode="any", continuous=False):
@@ -288,6 +290,8 @@ class Scene(SceneEditing):
         self._refresh_lists()
         flags = (1 if mode == "all" else 0) | (2 if self._trace_on else 0)
         flags |= 4 if continuous else 0
+        if flags & 1:
+            self._buf.reserve_triangles()
         times, log, tris, now, horizon = self._buf.run_many(
             dt, self._time, self._horizon, self._threshold_value, self._sweep, flags,
             int(steps),
@@ -313,6 +317,8 @@ class Scene(SceneEditing):
         _check_inside(inside, mode)
         if self._time < self._horizon and not inside:
             return self._quiet(0.0)
+        if mode != "any":
+            self._buf.reserve_triangles()
         return self._finish(self._run(0.0, 0 if mode == "any" else 1), mode, inside)
 
     def within(self, distance):
