@@ -33,10 +33,12 @@ from hitbox._kernels.scene_layout import (
     AX18,
     AX26,
     IS_MESH,
+    M_COLS,
     M_DEPTH,
     M_MAG,
     M_VERT,
     M_VERTS,
+    NF,
     ROT,
     ROT0,
     SC,
@@ -70,6 +72,7 @@ from hitbox._kernels.scene_layout import (
     i1,
     kinematics,
     obb_parts,
+    objects_split,
     relative_scratch,
     tree_arrays,
     tree_links,
@@ -235,6 +238,16 @@ def fresh_volume(o, fb, ib, cap, tf, meta):
     pad = PAD * (mag + sh[o, 0] + sh[o, 1] + sh[o, 2]) if widen else 0.0
     for r in range(3):
         voh[o, r] = sh[o, r] + pad
+
+
+@njit(cache=True, nogil=True)
+def fit_volume(objs, tf, ti, o):
+    """Object o's world volume fitted to its pose now, as a step would fit it: a static
+    mesh's box or k-DOP, fitted once when it is added, so that no step pays the pass
+    over its vertices (some 14 us at 2,500 vertices) when a pair first comes near."""
+    fb, ib = objects_split(objs)
+    meta = rows(ti[1 : 1 + ti[0] * M_COLS], ti[0], M_COLS)
+    fresh_volume(o, fb, ib, len(fb) // NF, tf, meta)
 
 
 @njit(cache=True, nogil=True)
