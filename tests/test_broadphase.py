@@ -486,3 +486,22 @@ def test_filters_on_empty_and_single_inputs():
         2,
         0,
     )
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    n_ids=st.integers(2, 300),
+    n=st.integers(0, 400),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_scene_pair_keys_sort_as_numpy_sorts_them(n_ids, n, seed):
+    """The Scene's near keys ``i << 32 | j``: the counting sort (many keys for few ids)
+    and the quicksort it falls back to (few keys, or ids outnumbering them) equal
+    np.sort, duplicates and every i included."""
+    rng = np.random.default_rng(seed)
+    i = rng.integers(0, n_ids, n)
+    j = rng.integers(0, n_ids, n)
+    keys = (np.minimum(i, j).astype(np.int64) << 32) | np.maximum(i, j)
+    got = keys.copy()
+    kc.sort_pair_keys(got, n_ids)
+    np.testing.assert_array_equal(got, np.sort(keys))

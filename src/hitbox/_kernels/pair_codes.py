@@ -2,6 +2,7 @@
 
 A few sequential passes with small bucket tables (Knuth, TAOCP vol. 3, 5.2.5), where a
 scatter into N rows would miss the cache on every write. ``nb`` is ``bit_length(N)``.
+The Scene's near keys (``nb`` = 32, a hundred or so a step) take a counting sort on i.
 """
 
 import numpy as np
@@ -68,3 +69,33 @@ def decode_pairs(codes, nb):
 def sorted_pairs(codes, nb):
     """Codes of unordered pairs → (2, n) intp pairs sorted by (i, j)."""
     return decode_pairs(radix_sort(codes, 0, 2 * nb), nb)
+
+
+@njit(cache=True, nogil=True)
+def sort_pair_keys(keys, n_ids):
+    """Sort the Scene's pair keys ``i << 32 | j`` (0 <= i, j < n_ids) in place: a
+    counting sort on i, each i's few keys placed by insertion; numba's quicksort where
+    the ids outnumber the keys (their counts would cost more). 86 keys of 60 ids: 0.2
+    against 0.7 us a sort."""
+    n = len(keys)
+    if n < 32 or n_ids > 8 * n:
+        keys.sort()
+        return
+    start = np.zeros(n_ids + 1, np.int64)
+    for q in range(n):
+        start[(keys[q] >> 32) + 1] += 1
+    for c in range(n_ids):
+        start[c + 1] += start[c]
+    fill = start.copy()  # each i's next free place
+    out = np.empty(n, np.int64)
+    for q in range(n):
+        k = keys[q]
+        i = k >> 32
+        p = fill[i]
+        fill[i] = p + 1
+        while p > start[i] and out[p - 1] > k:
+            out[p] = out[p - 1]
+            p -= 1
+        out[p] = k
+    for q in range(n):
+        keys[q] = out[q]

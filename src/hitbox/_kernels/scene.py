@@ -39,6 +39,7 @@ from numba import njit
 
 from hitbox._kernels.borrowed import borrowed
 from hitbox._kernels.flat_views import rows
+from hitbox._kernels.pair_codes import sort_pair_keys
 from hitbox._kernels.pipeline import (
     ASLEEP,
     BOXES_APART,
@@ -242,7 +243,7 @@ def near_keys(method, ctl, static, gbox):
     out = keys[:n]
     for q in range(1, n):  # sort only when out of order (few pairs usually are not)
         if out[q - 1] > out[q]:
-            out.sort()
+            sort_pair_keys(out, len(gbox))
             break
     return out
 
@@ -470,6 +471,7 @@ def step(objs, tf, ti, work, dt, now, threshold, method, flags):
     tris_out = rows(out_i[tri_base : tri_base + 2 * cap_t], 2, cap_t)
     tree = i1(ib, cap, TREE)
     rel_r, rel_t = relative_scratch(fb, cap)
+    pair_buf = np.empty((2, 16), np.intp)  # a mesh pair's crossing slot pairs (grows)
     row = 0  # the memory's rows and the near keys are both sorted: one merge
     for q in range(n_near):
         key = keys[q]
@@ -562,10 +564,10 @@ def step(objs, tf, ti, work, dt, now, threshold, method, flags):
         ctl[C_NARROW] += 1
         if tracing:
             _trace_pair(out_i, ctl, trace_base, 2, i, j)
-        m, hit_time, wit_a, wit_b, n_front = narrow_pair(
+        m, hit_time, wit_a, wit_b, n_front, pair_buf = narrow_pair(
             i, j, s, fb, ib, cap, tf, ti, meta, mem_i, cur, front[cur],
-            front[nxt, front_at:], front[2], first_only, sweeps, swept, dt, tris_out,
-            n_tris, tried, toward_a, toward_b,
+            front[nxt, front_at:], front[2], pair_buf, first_only, sweeps, swept, dt,
+            tris_out, n_tris, tried, toward_a, toward_b,
         )  # fmt: skip
         if n_front < 0:
             ctl[C_NEED_FRONT] = 2 * front.shape[1]  # for the next step

@@ -93,14 +93,16 @@ from hitbox._kernels.witness import witness_path, witness_search
 
 
 @njit(inline="always")
-def _slab_table(kind, vbox, vkd14, vkd18, vkd26):
+def _slab_table(kind, fb, cap):
+    """The world slab table of a box kind (AABB or k-DOP), the one view made: each view
+    costs numba a reference count and its release."""
     if kind == AABB:
-        return vbox
+        return f3(fb, cap, VBOX, 2, 3)
     if kind == KDOP14:
-        return vkd14
+        return f3(fb, cap, VKD14, 2, 7)
     if kind == KDOP18:
-        return vkd18
-    return vkd26
+        return f3(fb, cap, VKD18, 2, 9)
+    return f3(fb, cap, VKD26, 2, 13)
 
 
 @njit(inline="always")
@@ -174,7 +176,7 @@ def _refit(xyz, mag, rot, trans, o, axes, out):
             out[o, 1, k] = hi + pad
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def fresh_volume(o, fb, ib, cap, tf, meta):
     """Bring object o's world volume up to its pose (pipeline.world_volumes' rule)."""
     version = i1(ib, cap, VERSION)
@@ -253,46 +255,42 @@ def fit_volume(objs, tf, ti, o):
 @njit(cache=True, nogil=True)
 def volumes_meet(i, j, fb, ib, cap):
     """The per-object volume test of pair (i, j): exact or conservative by kinds
-    (the Scene's former per-kind filters, one pair at a time)."""
+    (the Scene's former per-kind filters, one pair at a time). Each branch makes only
+    the views it reads (60 spinning tori: a step's volume tests made ten a pair)."""
     vkind = i1(ib, cap, VKIND)
     if vkind[i] > vkind[j]:
         i, j = j, i
-    ka, kb = vkind[i], vkind[j]
-    sph = SphereSet(f2(fb, cap, VSC, 3), f1(fb, cap, VSR))
-    obbs = OBBSet(f2(fb, cap, VOC, 3), f2(fb, cap, VOH, 3), f3(fb, cap, VOR, 3, 3))
-    vbox = f3(fb, cap, VBOX, 2, 3)
-    vkd14 = f3(fb, cap, VKD14, 2, 7)
-    vkd18 = f3(fb, cap, VKD18, 2, 9)
-    vkd26 = f3(fb, cap, VKD26, 2, 13)
+    ka, kb = vkind[i], vkind[j]  # ka <= kb: SPHERE < AABB < k-DOPs < OBB
     if ka == SPHERE:
+        sph = SphereSet(f2(fb, cap, VSC, 3), f1(fb, cap, VSR))
         if kb == SPHERE:
             return sphere_overlap(sph, i, sph, j)
         if kb == AABB:
-            return sphere_aabb(sph, i, vbox, j)
+            return sphere_aabb(sph, i, f3(fb, cap, VBOX, 2, 3), j)
         if kb == OBB:
-            return sphere_obb(sph, i, obbs, j)
-        return sphere_kdop(
-            sph, i, _slab_table(kb, vbox, vkd14, vkd18, vkd26), j, _slab_axes(kb)
-        )
+            return sphere_obb(sph, i, _obbs(fb, cap), j)
+        return sphere_kdop(sph, i, _slab_table(kb, fb, cap), j, _slab_axes(kb))
     if kb == OBB:
+        obbs = _obbs(fb, cap)
         if ka == OBB:
             return obb_overlap(obbs, i, obbs, j)
         if ka == AABB:
-            return aabb_obb(vbox, i, obbs, j)
-        return kdop_obb(
-            _slab_table(ka, vbox, vkd14, vkd18, vkd26), i, obbs, j, _slab_axes(ka)
-        )
+            return aabb_obb(f3(fb, cap, VBOX, 2, 3), i, obbs, j)
+        return kdop_obb(_slab_table(ka, fb, cap), i, obbs, j, _slab_axes(ka))
+    ta = _slab_table(ka, fb, cap)
+    tb = _slab_table(kb, fb, cap)
     if ka == AABB and kb != AABB:
-        return aabb_kdop(
-            vbox, i, _slab_table(kb, vbox, vkd14, vkd18, vkd26), j, _slab_axes(kb)
-        )
-    ta = _slab_table(ka, vbox, vkd14, vkd18, vkd26)
-    tb = _slab_table(kb, vbox, vkd14, vkd18, vkd26)
+        return aabb_kdop(ta, i, tb, j, _slab_axes(kb))
     n_slabs = ta.shape[2] if ka == kb else 3
     for k in range(n_slabs):
         if max(ta[i, 0, k], tb[j, 0, k]) > min(ta[i, 1, k], tb[j, 1, k]):
             return False
     return True
+
+
+@njit(inline="always")
+def _obbs(fb, cap):
+    return OBBSet(f2(fb, cap, VOC, 3), f2(fb, cap, VOH, 3), f3(fb, cap, VOR, 3, 3))
 
 
 # -- narrow phase ------------------------------------------------------------------------
@@ -391,7 +389,7 @@ def _mesh_mesh(
     return n, out, 0 if first_only else n_new
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def pair_witness(i, j, s, rot, trans, tree, tf, ti, meta, mem_i, cur, rel_r, rel_t):
     """Mode any, meshes i and j, their row ``s`` of the current memory (-1: none)
     (``tree``: each object's tree index; ``rel_r``, ``rel_t``: scratch for their
@@ -439,13 +437,15 @@ def motion_state(o, fb, ib, cap):
 @njit(inline="always")
 def narrow_pair(
     i, j, s, fb, ib, cap, tf, ti, meta, mem_i, cur, front_old, front_new,
-    scratch, first_only, sweeps, swept, dt, tris_out, n_tris, witness_tried, toward_a,
-    toward_b,
+    scratch, buf, first_only, sweeps, swept, dt, tris_out, n_tris, witness_tried,
+    toward_a, toward_b,
 ):  # fmt: skip
     """The exact test of one candidate pair (``s``: its row of the current memory, -1
     for none): (touching primitive pairs m (1 for two plain volumes), contact time (dt
-    unless swept), witness slot pair or -1, -1, and the length of its new front,
-    written at the start of ``front_new``: -1 when it did not fit, 0 for none). Two
+    unless swept), witness slot pair or -1, -1, the length of its new front,
+    written at the start of ``front_new``: -1 when it did not fit, 0 for none, and
+    ``buf``, the (2, K) room for a mesh pair's crossing slot pairs, or a larger one
+    grown in its place: the step keeps it for its next pairs, one allocation a step). Two
     meshes walk from the front their memory row points to in ``front_old``
     (:func:`hitbox._kernels.front.front_walk`), ``scratch`` holding its stack; a front
     left by a touching step is dropped once the pair is found apart (walked from the
@@ -468,7 +468,6 @@ def narrow_pair(
                 wit_a, wit_b = mem_i[cur, s, 3], mem_i[cur, s, 4]
             at, length = mem_i[cur, s, 6], mem_i[cur, s, 7]
             old = front_old[at : at + length]
-        buf = np.empty((2, 1 if first_only else 16), np.intp)
         m, buf, n_new = _mesh_mesh(
             i, j, fb, cap, ib, tf, ti, meta, first_only, wit_a, wit_b, old, front_new,
             scratch, buf, toward_a, toward_b,
@@ -485,7 +484,7 @@ def narrow_pair(
         if m == 0:  # apart: a front left by a touching step is dropped
             if front_size(old) > 0 and old[H_CONTACT] != 0:
                 n_new = 0
-            return 0, dt, -1, -1, n_new
+            return 0, dt, -1, -1, n_new, buf
         if not first_only and n_tris + m <= cap_t:
             tree = i1(ib, cap, TREE)
             _, _, _, _, _, order_a = tree_arrays(tf, ti, meta, tree[i])
@@ -493,7 +492,7 @@ def narrow_pair(
             tris_out[:, n_tris : n_tris + m] = _sorted_face_pairs(
                 buf[0], buf[1], m, order_a, order_b
             )
-        return m, hit_time, buf[0, 0], buf[1, 0], n_new
+        return m, hit_time, buf[0, 0], buf[1, 0], n_new, buf
     if mesh_i or mesh_j:
         mo, w = (i, j) if mesh_i else (j, i)
         if i1(ib, cap, XKIND)[w] != HALFSPACE:  # a half-space has no volume
@@ -507,7 +506,7 @@ def narrow_pair(
             row = 0 if mesh_i else 1
             tris_out[row, n_tris : n_tris + m] = faces
             tris_out[1 - row, n_tris : n_tris + m] = -1
-        return m, dt, -1, -1, 0
+        return m, dt, -1, -1, 0, buf
     hit_time = dt
     xkind = i1(ib, cap, XKIND)
     convex = xkind[i] >= 0 or xkind[j] >= 0
@@ -532,4 +531,4 @@ def narrow_pair(
     if m > 0 and not first_only and n_tris + 1 <= cap_t:
         tris_out[0, n_tris] = -1
         tris_out[1, n_tris] = -1
-    return m, hit_time, -1, -1, 0
+    return m, hit_time, -1, -1, 0, buf

@@ -11,7 +11,11 @@ from numba import njit, types
 
 from hitbox._kernels.apart import apart
 from hitbox._kernels.exact_predicates import orient2d, orient3d
-from hitbox._kernels.orient_filter import apart_by_box_or_plane, canonical_order
+from hitbox._kernels.orient_filter import (
+    _filtered_orient3d,
+    apart_by_box_or_plane,
+    canonical_order,
+)
 from hitbox._kernels.triangle_points import _cross, _sub, load, load_xf
 
 # -- projections -----------------------------------------------------------------------
@@ -206,7 +210,17 @@ def tri_tri_overlap(p0, p1, p2, q0, q1, q2):
     if sp[0] * sp[1] * sp[2] != 0 and sq[0] * sq[1] * sq[2] != 0:
         # Guigue-Devillers: compare the two intervals cut from the line of the planes
         a0, a1, a2, b0, b1, b2 = canonical_order(p0, p1, p2, q0, q1, q2, sp, sq)
-        return orient3d(a1, b0, a0, b1) <= 0 and orient3d(a0, b0, a2, b2) <= 0
+        # the filter inline, orient3d's call only where it cannot decide (a called
+        # orient3d was 4 % of a 60-tori Scene step: benchmarks/README.md)
+        s1 = _filtered_orient3d(a1, b0, a0, b1)
+        if s1 == 0:
+            s1 = orient3d(a1, b0, a0, b1)
+        if s1 > 0:
+            return False
+        s2 = _filtered_orient3d(a0, b0, a2, b2)
+        if s2 == 0:
+            s2 = orient3d(a0, b0, a2, b2)
+        return s2 <= 0
     # a vertex on the other's plane: touching, coplanar or zero-area triangles
     return _ties_apart(
         p0[0], p0[1], p0[2], p1[0], p1[1], p1[2], p2[0], p2[1], p2[2],

@@ -163,7 +163,7 @@ def predicted(a_tris, a_adj, b_tris, b_adj, rot, trans, wa, wb):
 PARALLEL = 1e-6
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def witness_search(a_tris, a_adj, b_tris, b_adj, rot, trans, wa, wb):
     """A crossing slot pair near the last step's witness (wa, wb), B's triangles moved
     into A's frame by (rot, trans): (sa, sb, ca, cb), (sa, sb) = (-1, -1) when none
