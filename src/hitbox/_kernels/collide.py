@@ -397,7 +397,7 @@ def _make_descend(kind):
     return descend
 
 
-@njit
+@njit(inline="always")
 def roots_meet(a_bv, b_bv, rot, trans, slack):
     """The root pair's node test (a caller that checks it first spares a pose of roots
     apart the walk's call)."""
@@ -468,6 +468,22 @@ def _descend(*args):
 
 @overload(_descend)
 def _descend_typed(
+    a_bv, a_first, a_count, a_tris, a_sbox, a_wide,
+    b_bv, b_first, b_count, b_tris, b_sbox, b_wide,
+    rot, trans, slack, stack, first_only, out, n, start_a, start_b,
+):  # fmt: skip
+    return _DESCEND[_kind_of_type(a_bv)].py_func
+
+
+def descend_inlined(*args):
+    """:func:`_descend` compiled into its caller (the Scene's mesh pairs): a call
+    passing twenty-odd arrays costs a reference count and its release on each, 3 % of
+    a 60-tori step (benchmarks/README.md)."""
+    return _descend(*args)
+
+
+@overload(descend_inlined, inline="always")
+def _descend_inlined_typed(
     a_bv, a_first, a_count, a_tris, a_sbox, a_wide,
     b_bv, b_first, b_count, b_tris, b_sbox, b_wide,
     rot, trans, slack, stack, first_only, out, n, start_a, start_b,

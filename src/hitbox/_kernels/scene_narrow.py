@@ -11,7 +11,7 @@ from numba import njit
 
 from hitbox._kernels.advancement import mesh_contact_time
 from hitbox._kernels.box_sat import aabb_kdop, aabb_obb, kdop_obb
-from hitbox._kernels.collide import _descend, roots_meet, stack_rows
+from hitbox._kernels.collide import descend_inlined, roots_meet, stack_rows
 from hitbox._kernels.contact_time import first_contact
 from hitbox._kernels.flat_views import rows
 from hitbox._kernels.front import H_CONTACT, front_size, front_walk
@@ -364,7 +364,7 @@ def _mesh_mesh(
         slack = query_slack(rel_t, tf[meta[ta, M_MAG]], tf[meta[tb, M_MAG]])
         if not roots_meet(a_bv, b_bv, rel_r, rel_t, slack):
             return 0, buf, 0
-        out, n = _descend(
+        out, n = descend_inlined(
             a_bv, a_first, a_count, a_tris, a_sbox, wide_part_of(tf, meta, ta),
             b_bv, b_first, b_count, b_tris, b_sbox, wide_part_of(tf, meta, tb),
             rel_r, rel_t, slack, _walk_stack(meta, ta, tb, scratch), first_only, buf, 0,
