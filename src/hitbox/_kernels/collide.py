@@ -397,7 +397,7 @@ def _make_descend(kind):
     return descend
 
 
-@njit(inline="always")
+@njit
 def roots_meet(a_bv, b_bv, rot, trans, slack):
     """The root pair's node test (a caller that checks it first spares a pose of roots
     apart the walk's call)."""

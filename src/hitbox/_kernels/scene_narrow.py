@@ -11,11 +11,17 @@ from numba import njit
 
 from hitbox._kernels.advancement import mesh_contact_time
 from hitbox._kernels.box_sat import aabb_kdop, aabb_obb, kdop_obb
-from hitbox._kernels.collide import descend_inlined, roots_meet, stack_rows
+from hitbox._kernels.collide import descend_inlined, stack_rows
 from hitbox._kernels.contact_time import first_contact
 from hitbox._kernels.flat_views import rows
 from hitbox._kernels.front import H_CONTACT, front_size, front_walk
-from hitbox._kernels.node_tests import posed_bv, query_slack
+from hitbox._kernels.node_tests import (
+    overlap_xf,
+    posed_bv,
+    query_slack,
+    skew_widening,
+    turns,
+)
 from hitbox._kernels.obb import obb_overlap
 from hitbox._kernels.pipeline import (
     AABB,
@@ -362,7 +368,10 @@ def _mesh_mesh(
         a_bv = posed_bv(a0, a1, a2, rel_r)
         b_bv = posed_bv(b0, b1, b2, rel_r)
         slack = query_slack(rel_t, tf[meta[ta, M_MAG]], tf[meta[tb, M_MAG]])
-        if not roots_meet(a_bv, b_bv, rel_r, rel_t, slack):
+        # collide.roots_meet written out: a call passing the two trees' arrays costs
+        # their reference counts
+        turned, widen = turns(rel_r), skew_widening(rel_r)
+        if not overlap_xf(a_bv, 0, b_bv, 0, rel_r, rel_t, turned, widen, slack):
             return 0, buf, 0
         out, n = descend_inlined(
             a_bv, a_first, a_count, a_tris, a_sbox, wide_part_of(tf, meta, ta),
