@@ -36,6 +36,7 @@ from hitbox._scene_objects import (
 #: is writeable and aligned (the only parts of the arguments' types that vary): numba's
 #: dispatch of its seven arrays cost 2.4 of a 4.4 us call for 45 poses.
 _WRITE_POSES = {}
+_FLOAT64 = np.dtype(np.float64)
 
 #: Volume kinds fitted over a mesh's vertices (the others move with their object).
 _BOX_VOLUMES = (AABB, KDOP14, KDOP18, KDOP26)
@@ -196,13 +197,14 @@ class SceneEditing:
         self._changed()
         if self.dim == 2:
             poses = lift_poses2(poses)
-        poses = as_matrices(poses)
+        if type(poses) is not np.ndarray:
+            poses = as_matrices(poses)
         t = self._t
         flags = poses.flags if type(poses) is np.ndarray else None
         if (
             flags is not None
             and flags.c_contiguous
-            and poses.dtype == np.float64
+            and poses.dtype is _FLOAT64  # numpy's own float64 dtype is one object
             and poses.shape == (len(idx), 4, 4)
         ):
             # the checks and the writes in one compiled call (a game loop's every

@@ -312,6 +312,10 @@ class Scene(SceneEditing):
     def query(self, mode="any", *, inside=False):
         """Every touching pair now, without moving anything: a :class:`StepResult`
         (``mode`` and ``inside`` as for :meth:`step`)."""
+        if mode == "any" and inside is False:  # the common query: nothing to add
+            if self._time < self._horizon:
+                return self._quiet(0.0)
+            return self._run(0.0, 0)
         if mode != "any":
             v.check_choice(mode, "mode", MODES)
         _check_inside(inside, mode)
