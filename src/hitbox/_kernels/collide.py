@@ -466,15 +466,6 @@ def _descend(*args):
     return _DESCEND[kind](*args)
 
 
-@overload(_descend)
-def _descend_typed(
-    a_bv, a_first, a_count, a_tris, a_sbox, a_wide,
-    b_bv, b_first, b_count, b_tris, b_sbox, b_wide,
-    rot, trans, slack, stack, first_only, out, n, start_a, start_b,
-):  # fmt: skip
-    return _DESCEND[_kind_of_type(a_bv)].py_func
-
-
 def descend_inlined(*args):
     """:func:`_descend` compiled into its caller (the Scene's mesh pairs): a call
     passing twenty-odd arrays costs a reference count and its release on each, 3 % of
@@ -482,13 +473,17 @@ def descend_inlined(*args):
     return _descend(*args)
 
 
-@overload(descend_inlined, inline="always")
-def _descend_inlined_typed(
+def _descend_typed(
     a_bv, a_first, a_count, a_tris, a_sbox, a_wide,
     b_bv, b_first, b_count, b_tris, b_sbox, b_wide,
     rot, trans, slack, stack, first_only, out, n, start_a, start_b,
 ):  # fmt: skip
+    """Both stubs' implementation: the kind's walk, chosen by the type of a_bv."""
     return _DESCEND[_kind_of_type(a_bv)].py_func
+
+
+overload(_descend)(_descend_typed)
+overload(descend_inlined, inline="always")(_descend_typed)
 
 
 @njit(cache=True, nogil=True)
