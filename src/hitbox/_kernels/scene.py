@@ -3,8 +3,7 @@ pretreatment and sleep schedule, per-object volumes and the narrow phase, in one
 
 The scene's state lives in a few flat buffers, packed into two arenas (an object arena,
 ``fbuf`` then ``ibuf``, and a work arena, ``ctl``, ``mem_i``, ``front``, ``out_i`` and
-the step record), so a step costs one Python-to-numba call with four array arguments
-(numba unboxes each argument anew at every call):
+the step record), so a step is one Python-to-numba call of four arrays (each unboxed):
 
 - ``fbuf``: the per-object float tables, field after field (``F_FIELDS``), each a
   C-contiguous block of ``cap`` rows, then a scratch block (a pair's relative pose, and
@@ -20,10 +19,9 @@ the step record), so a step costs one Python-to-numba call with four array argum
   lies in ``front``; column 5 holds the wake-up time's float64 bits.
 - ``front``: (3, F) int64, rows 0 and 1 double-buffered as the memory: the node
   pairs where each mesh pair's last tree walk stopped, with their clearances (pairs
-  apart in mode all; :mod:`hitbox._kernels.front`);
-  row 2 the walk's stack. A step whose
-  fronts do not fit asks for more in ``ctl[C_NEED_FRONT]``; the pairs that missed
-  out walk from the root next time.
+  apart in mode all; :mod:`hitbox._kernels.front`); row 2 the walk's stack. A step
+  whose fronts do not fit asks for more in ``ctl[C_NEED_FRONT]``; the pairs that
+  missed out walk from the root next time.
 - ``ctl``: sizes, capacities, counts out, and the id lists (``C_*``).
 - ``out_i``: the touching pairs, their triangle pairs and offsets, and the trace.
 
