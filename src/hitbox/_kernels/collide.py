@@ -468,8 +468,8 @@ def _descend(*args):
 
 def descend_inlined(*args):
     """:func:`_descend` compiled into its caller (the Scene's mesh pairs): a call
-    passing twenty-odd arrays costs a reference count and its release on each, 3 % of
-    a 60-tori step (benchmarks/README.md)."""
+    passing twenty-odd arrays costs a reference count and its release on each
+    (benchmarks/README.md)."""
     return _descend(*args)
 
 

@@ -250,9 +250,9 @@ def fresh_volume(o, fb, ib, cap, tf, meta):
 
 @njit(cache=True, nogil=True)
 def fit_volume(objs, tf, ti, o):
-    """Object o's world volume fitted to its pose now, as a step would fit it: a static
-    mesh's box or k-DOP, fitted once when it is added, so that no step pays the pass
-    over its vertices (some 14 us at 2,500 vertices) when a pair first comes near."""
+    """Object o's world volume fitted to its pose now, as a step would fit it (a static
+    mesh's box or k-DOP when it is added: no step then pays the pass over its
+    vertices; benchmarks/README.md)."""
     fb, ib = objects_split(objs)
     meta = rows(ti[1 : 1 + ti[0] * M_COLS], ti[0], M_COLS)
     fresh_volume(o, fb, ib, len(fb) // NF, tf, meta)
@@ -262,7 +262,7 @@ def fit_volume(objs, tf, ti, o):
 def volumes_meet(i, j, fb, ib, cap):
     """The per-object volume test of pair (i, j): exact or conservative by kinds
     (the Scene's former per-kind filters, one pair at a time). Each branch makes only
-    the views it reads (60 spinning tori: a step's volume tests made ten a pair)."""
+    the views it reads: each view costs a reference count and its release."""
     vkind = i1(ib, cap, VKIND)
     if vkind[i] > vkind[j]:
         i, j = j, i
@@ -454,7 +454,7 @@ def narrow_pair(
     unless swept), witness slot pair or -1, -1, the length of its new front,
     written at the start of ``front_new``: -1 when it did not fit, 0 for none, and
     ``buf``, the (2, K) room for a mesh pair's crossing slot pairs, or a larger one
-    grown in its place: the step keeps it for its next pairs, one allocation a step). Two
+    grown in its place, which the step keeps for its next pairs). Two
     meshes walk from the front their memory row points to in ``front_old``
     (:func:`hitbox._kernels.front.front_walk`), ``scratch`` holding its stack; a front
     left by a touching step is dropped once the pair is found apart (walked from the

@@ -210,8 +210,8 @@ def tri_tri_overlap(p0, p1, p2, q0, q1, q2):
     if sp[0] * sp[1] * sp[2] != 0 and sq[0] * sq[1] * sq[2] != 0:
         # Guigue-Devillers: compare the two intervals cut from the line of the planes
         a0, a1, a2, b0, b1, b2 = canonical_order(p0, p1, p2, q0, q1, q2, sp, sq)
-        # the filter inline, orient3d's call only where it cannot decide (a called
-        # orient3d was 4 % of a 60-tori Scene step: benchmarks/README.md)
+        # the filter inline, orient3d's call only where it cannot decide
+        # (benchmarks/README.md)
         s1 = _filtered_orient3d(a1, b0, a0, b1)
         if s1 == 0:
             s1 = orient3d(a1, b0, a0, b1)
