@@ -364,6 +364,7 @@ class SceneEditing:
         )
         # the stats count half-spaces among the static objects (the kernel lists apart)
         self._n_dyn, self._n_stat = len(dyn), len(stat) + len(planes)
+        self._sizes = (len(self._objects), self._n_dyn, self._n_stat)  # a step's facts
         brute = self._method == "brute" or (self._method == "auto" and len(dyn) <= SMALL)
         self._sweep = _kl.BRUTE if brute else _kl.SAP
         self._moving = np.ascontiguousarray(dyn[moving])

@@ -108,8 +108,10 @@ class StepResult:
         return f"StepResult({self.pairs.shape[1]} touching pairs)"
 
 
-def make_stats(now, n_ids, n_dyn, n_stat, counts, seconds):
-    """The StepStats of a step's facts (``counts``: a list, or a step record)."""
+def make_stats(now, sizes, counts, seconds):
+    """The StepStats of a step's facts (``sizes``: the numbers of objects, dynamic and
+    static ones; ``counts``: a list, or a step record)."""
+    n_ids, n_dyn, n_stat = sizes
     if isinstance(counts, bytes):  # a step record's snapshot
         counts = np.frombuffer(counts, np.int64, 11).tolist()
     elif isinstance(counts, np.ndarray):

@@ -92,6 +92,7 @@ _FRONT_FLAG, _R_PAIRS = _kl.FRONT_FLAG, _kl.R_PAIRS
 _N_COUNTS = _kl.C_HITS + 1 - _kl.C_COUNTS
 _PENDING_CAP = _kl.PENDING_CAP
 _R_BYTES = 8 * _R_PAIRS  # where the pairs start in a step record's bytes
+_INF, _NEG_INF = math.inf, -math.inf
 
 __all__ = ["Scene", "StepResult", "StepStats", "MODES", "BROADPHASES", "VOLUMES"]
 
@@ -183,6 +184,7 @@ class Scene(SceneEditing):
         self._n_pending = 0
         self._quiet_counts = None
         self._last_pairs_key, self._last_pairs = b"", None  # see _run
+        self._sizes = (0, 0, 0)  # objects, dynamic, static (_refresh_lists)
         self._moving = np.empty(0, np.intp)
 
     @property
@@ -250,7 +252,7 @@ class Scene(SceneEditing):
         """
         if type(dt) is not float:
             dt = check_real(dt, "dt")
-        if not (dt >= 0.0 and dt < math.inf):
+        if not (dt >= 0.0 and dt < _INF):
             raise ValueError(f"dt must be finite and >= 0, got {dt}")
         if mode == "any" and continuous is False and inside is False:
             if self._time + dt < self._horizon:
@@ -369,7 +371,7 @@ class Scene(SceneEditing):
     def _quiet(self, dt):
         """A step before the quiet horizon: its motion queued, no pair touching."""
         start = _clock()
-        self._time += dt
+        self._time = now = self._time + dt
         if dt > 0.0:
             n = self._n_pending
             if n == _PENDING_CAP:
@@ -377,8 +379,7 @@ class Scene(SceneEditing):
                 n = 0
             self._buf.pending_mv[n] = dt
             self._n_pending = n + 1
-        facts = (self._time, len(self._objects), self._n_dyn, self._n_stat,
-                 self._quiet_counts, _clock() - start)  # fmt: skip
+        facts = (now, self._sizes, self._quiet_counts, _clock() - start)
         return StepResult(NO_TRIANGLES, NO_TRIANGLES, NO_OFFSETS, facts)
 
     def _materialize(self):
@@ -413,10 +414,7 @@ class Scene(SceneEditing):
             flags |= 2
         self._time = now = self._time + dt
         threshold = 0.0 if self._busy else self._threshold_value
-        n = _STEP[0](
-            buf.objs, buf.tree_f, buf.tree_i, buf.work, dt, now, threshold, self._sweep,
-            flags,
-        )  # fmt: skip
+        n = _STEP[0](*buf.arenas, dt, now, threshold, self._sweep, flags)
         if not 0 <= n < _FRONT_FLAG:  # a buffer was too small
             if n < 0:
                 n = buf.run_again(dt, now, threshold, self._sweep, flags)
@@ -427,9 +425,9 @@ class Scene(SceneEditing):
         record = buf.record_mv[: _R_PAIRS + 2 * n].tobytes()
         horizon = buf.horizon_mv[0]
         # (continuous mode reports no horizon: its steps keep the threshold)
-        self._busy = self._threshold is None and not flags & 4 and horizon == -math.inf
+        self._busy = horizon == _NEG_INF and self._threshold is None and not flags & 4
         if flags & 2:
-            self._horizon = -math.inf
+            self._horizon = _NEG_INF
             self.trace = buf.trace()
         else:
             self._horizon = horizon
@@ -441,20 +439,20 @@ class Scene(SceneEditing):
         if n == 0:
             pairs, tris, offsets = NO_TRIANGLES, NO_TRIANGLES, NO_OFFSETS
         else:
-            # read-only, and the last step's array again when the pairs did not change
+            # read-only, and the last step's arrays again when the pairs did not change
             # (most steps of a game loop)
             key = record[_R_BYTES:]
             if key == self._last_pairs_key:
-                pairs = self._last_pairs
+                pairs, offsets = self._last_pairs
             else:
                 pairs = np.frombuffer(key, np.int64).reshape(2, n)  # the record is int64
-                self._last_pairs, self._last_pairs_key = pairs, key
+                offsets = zero_offsets(n)
+                self._last_pairs, self._last_pairs_key = (pairs, offsets), key
             if flags & 1:
                 tris, offsets = buf.triangles(n)
             else:
-                tris, offsets = NO_TRIANGLES, zero_offsets(n)
-        facts = (now, len(self._objects), self._n_dyn, self._n_stat, record,
-                 _clock() - start)  # fmt: skip
+                tris = NO_TRIANGLES
+        facts = (now, self._sizes, record, _clock() - start)
         result = StepResult(pairs, tris, offsets, facts)
         if flags & 4:
             result.toi = buf.contact_times(n)

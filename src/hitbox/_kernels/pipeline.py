@@ -50,50 +50,80 @@ def advance(rot, trans, vel, omega, acc, idx, dt, version):
 @njit(cache=True, nogil=True)
 def advance_steps(rot, trans, vel, omega, acc, idx, dts, version):
     """:func:`advance` once per step of ``dts``, in order: the very arithmetic of those
-    steps taken one at a time."""
+    steps taken one at a time. Each object's turn is worked out once per run of equal
+    steps (the same numbers :func:`advance` computes at each)."""
     scratch = np.empty((2, 3, 3))
-    for dt in dts:
-        advance_with(rot, trans, vel, omega, acc, idx, dt, version, scratch)
+    step = scratch[0]
+    for o in idx:
+        last = np.nan  # the step the turn in ``step`` is for (NaN: none yet)
+        still = True
+        for dt in dts:
+            _translate(o, trans, vel, acc, dt, version)
+            if dt != last:
+                still = not _turn_into(omega, o, dt, step)
+                last = dt
+            if not still:
+                _turn_pose(o, rot, step, scratch[1])
 
 
 @njit(inline="always")
 def advance_with(rot, trans, vel, omega, acc, idx, dt, version, scratch):
     """:func:`advance` with ``scratch`` (2, 3, 3) for the turn and the turned pose (a
     loop of steps makes it once)."""
-    half_dt2 = 0.5 * dt * dt
     step = scratch[0]
-    out = scratch[1]
     for o in idx:
-        version[o] += 1
-        for k in range(3):
-            trans[o, k] += vel[o, k] * dt + acc[o, k] * half_dt2
-            vel[o, k] += acc[o, k] * dt
-        wx, wy, wz = omega[o, 0], omega[o, 1], omega[o, 2]
-        speed = math.sqrt(wx * wx + wy * wy + wz * wz)
-        theta = speed * dt
-        if theta == 0.0:
-            continue
-        kx, ky, kz = wx / speed, wy / speed, wz / speed
-        s = math.sin(theta)
-        c1 = 2.0 * math.sin(0.5 * theta) ** 2
-        # R = I + s K + (1 - cos) K^2, K the cross-product matrix of the unit axis
-        step[0, 0] = 1.0 - c1 * (ky * ky + kz * kz)
-        step[1, 1] = 1.0 - c1 * (kx * kx + kz * kz)
-        step[2, 2] = 1.0 - c1 * (kx * kx + ky * ky)
-        step[0, 1] = -s * kz + c1 * kx * ky
-        step[1, 0] = s * kz + c1 * kx * ky
-        step[0, 2] = s * ky + c1 * kx * kz
-        step[2, 0] = -s * ky + c1 * kx * kz
-        step[1, 2] = -s * kx + c1 * ky * kz
-        step[2, 1] = s * kx + c1 * ky * kz
-        for r in range(3):
-            for c in range(3):
-                out[r, c] = (
-                    step[r, 0] * rot[o, 0, c]
-                    + step[r, 1] * rot[o, 1, c]
-                    + step[r, 2] * rot[o, 2, c]
-                )
-        _orthonormalise(out, rot[o])
+        _translate(o, trans, vel, acc, dt, version)
+        if _turn_into(omega, o, dt, step):
+            _turn_pose(o, rot, step, scratch[1])
+
+
+@njit(inline="always")
+def _translate(o, trans, vel, acc, dt, version):
+    """Object o's position and velocity after dt of constant acceleration; its version
+    counted up."""
+    half_dt2 = 0.5 * dt * dt
+    version[o] += 1
+    for k in range(3):
+        trans[o, k] += vel[o, k] * dt + acc[o, k] * half_dt2
+        vel[o, k] += acc[o, k] * dt
+
+
+@njit(inline="always")
+def _turn_into(omega, o, dt, step):
+    """Write into ``step`` (3, 3) object o's turn over dt by Rodrigues' formula; False
+    (nothing written) when it does not turn."""
+    wx, wy, wz = omega[o, 0], omega[o, 1], omega[o, 2]
+    speed = math.sqrt(wx * wx + wy * wy + wz * wz)
+    theta = speed * dt
+    if theta == 0.0:
+        return False
+    kx, ky, kz = wx / speed, wy / speed, wz / speed
+    s = math.sin(theta)
+    c1 = 2.0 * math.sin(0.5 * theta) ** 2
+    # R = I + s K + (1 - cos) K^2, K the cross-product matrix of the unit axis
+    step[0, 0] = 1.0 - c1 * (ky * ky + kz * kz)
+    step[1, 1] = 1.0 - c1 * (kx * kx + kz * kz)
+    step[2, 2] = 1.0 - c1 * (kx * kx + ky * ky)
+    step[0, 1] = -s * kz + c1 * kx * ky
+    step[1, 0] = s * kz + c1 * kx * ky
+    step[0, 2] = s * ky + c1 * kx * kz
+    step[2, 0] = -s * ky + c1 * kx * kz
+    step[1, 2] = -s * kx + c1 * ky * kz
+    step[2, 1] = s * kx + c1 * ky * kz
+    return True
+
+
+@njit(inline="always")
+def _turn_pose(o, rot, step, out):
+    """rot[o] = step rot[o], orthonormalised (``out`` (3, 3) scratch)."""
+    for r in range(3):
+        for c in range(3):
+            out[r, c] = (
+                step[r, 0] * rot[o, 0, c]
+                + step[r, 1] * rot[o, 1, c]
+                + step[r, 2] * rot[o, 2, c]
+            )
+    _orthonormalise(out, rot[o])
 
 
 @njit(inline="always")
