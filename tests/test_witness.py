@@ -109,6 +109,48 @@ def test_what_the_search_returns_crosses(seed):
             assert (sa, sb) == (wa, wb)
 
 
+def test_a_second_round_finds_a_crossing_two_rings_from_the_witness():
+    """Witnesses two edge hops from a crossing pair, as after a larger motion: where the
+    first round (the predicted pair, the witness, the predicted pair's ring) holds no
+    crossing pair, the search predicts again from the pair it reached and tests that
+    pair and its ring; whatever it returns crosses, and over these poses the second
+    round finds crossings the first could not."""
+    from hitbox._kernels.witness import predicted
+
+    tris = MESH._args[5]
+    slot_of = np.argsort(ORDER)
+
+    def ring(a, b):
+        return [(x, y) for x in [a, *ADJ[a]] for y in [b, *ADJ[b]] if x >= 0 and y >= 0]
+
+    second = 0
+    for seed in range(12):
+        rng = np.random.default_rng(seed)
+        rot, trans = _pose(rng, 1.5)
+        pose = np.eye(4)
+        pose[:3, :3], pose[:3, 3] = rot, trans
+        brute = MESH.intersect_brute(MESH, pose)
+        crossing = set(zip(brute[0].tolist(), brute[1].tolist(), strict=True))
+        for a, b in sorted(crossing)[::7]:
+            one = ADJ[slot_of[a]][ADJ[slot_of[a]] >= 0]
+            two = ADJ[int(rng.choice(one))]
+            wa, wb = int(rng.choice(two[two >= 0])), int(slot_of[b])
+            sa, sb, ca, cb = witness_search(tris, ADJ, tris, ADJ, rot, trans, wa, wb)
+            if sa >= 0:
+                assert (ORDER[sa], ORDER[sb]) in crossing
+            first_a, first_b = predicted(tris, ADJ, tris, ADJ, rot, trans, wa, wb)
+            first = [(wa, wb), *ring(first_a, first_b)]
+            if any((ORDER[x], ORDER[y]) in crossing for x, y in first):
+                assert sa >= 0
+            elif sa >= 0:
+                second += 1
+                assert (ca, cb) == predicted(
+                    tris, ADJ, tris, ADJ, rot, trans, first_a, first_b
+                )
+                assert (sa, sb) in ring(ca, cb)
+    assert second > 0
+
+
 def _grid(n):
     """A flat n x n grid of unit squares, each split into two triangles (z = 0)."""
     xs, ys = np.meshgrid(np.arange(n + 1.0), np.arange(n + 1.0), indexing="ij")
