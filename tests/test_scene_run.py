@@ -100,15 +100,17 @@ def test_run_checks_its_arguments():
         empty[0]
 
 
-@pytest.mark.parametrize("quiet", [1, 63, 64, 65, 150])
-def test_quiet_steps_replayed_by_the_next_kernel_move_as_steps_do(quiet):
+@pytest.mark.parametrize("which", ["one", "cap-1", "cap", "cap+1", "two caps and more"])
+def test_quiet_steps_replayed_by_the_next_kernel_move_as_steps_do(which):
     """Quiet steps queue their dts (up to PENDING_CAP; the queue is replayed in Python
     when full) and the next step's kernel replays them first: the poses are
     bit-identical to a twin whose poses are read after every step (each read replays
     at once), and so are the pairs of the step that ends the quiet stretch."""
     from hitbox._kernels import scene_layout as kl
 
-    assert kl.PENDING_CAP == 64
+    cap = kl.PENDING_CAP
+    quiet = {"one": 1, "cap-1": cap - 1, "cap": cap, "cap+1": cap + 1,
+             "two caps and more": 2 * cap + 22}[which]  # fmt: skip
     twins = [Scene(threshold=1e5), Scene(threshold=1e5)]  # asleep for 3,775 s
     for scene in twins:
         scene.add(np.array([[0.0, 0, 0], [1, 1, 1]]), static=True)
@@ -124,8 +126,11 @@ def test_quiet_steps_replayed_by_the_next_kernel_move_as_steps_do(quiet):
         read.pose(1)
         assert kernel._horizon > kernel.time  # still quiet
     assert kernel._n_pending == (quiet - 1) % kl.PENDING_CAP + 1
+    quiet_stats = kernel.step(0.0).stats  # no query runs: nothing is timed
+    assert quiet_stats.seconds == 0.0 and quiet_stats.skipped_scheduled == 1
     last = [scene.step(4999.5 - quiet * 0.01, mode="all") for scene in twins]
     assert kernel._n_pending == 0
+    assert last[0].stats.seconds > 0.0  # a query ran
     np.testing.assert_array_equal(kernel.pose(1), read.pose(1))
     np.testing.assert_array_equal(last[0].pairs, last[1].pairs)
     assert last[0].pairs.shape[1] == 1  # the last step ends in the box

@@ -30,7 +30,8 @@ class StepStats(NamedTuple):
     - ``skipped_scheduled``: asleep, by an earlier step's time bound or by this step's
       (spheres apart by less than ``threshold``; ``scheduled_new`` of them this step).
     - ``rejected_by_boxes``: bounding spheres meet, world boxes do not.
-    - ``seconds``: wall-clock time of the whole query (one compiled call).
+    - ``seconds``: wall-clock time of the whole query (one compiled call); 0.0 for a
+      quiet step, which runs none (its motion is only queued).
     """
 
     time: float

@@ -380,11 +380,10 @@ def step(objs, tf, ti, work, dt, now, threshold, method, flags):
     """
     # borrowed: the arenas outlive the step, so views of them need no reference counts
     objs, tf, ti, work = borrowed(objs), borrowed(tf), borrowed(ti), borrowed(work)
-    fb, ib = objects_split(objs)
+    fb, ib, cap = objects_split(objs)
     ctl, mem_i, front, out_i, record = work_split(work)
     # a run-time bool, not a literal: a literal would compile the body once per value
     sweeps = (flags & 4) != 0
-    cap = len(fb) // NF
     meta = rows(ti[1 : 1 + ti[0] * M_COLS], ti[0], M_COLS)
     mem_f = mem_i.view(np.float64)  # column 5 holds the wake-up times
     first_only = (flags & 1) == 0

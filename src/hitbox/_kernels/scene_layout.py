@@ -79,15 +79,16 @@ C_NEED_FRONT = 29
 C_PENDING = 30  # quiet steps to replay before the step's own motion
 #: Columns of a pair's memory row (see the step kernel).
 MEM_COLS = 8
-#: Scratch floats after the per-object float tables (fewer than NF, so the tables'
-#: row count stays ``len(fbuf) // NF``): a pair's relative rotation and translation;
+#: Scratch floats after the per-object float tables (:func:`objects_split` counts the
+#: rows without them): a pair's relative rotation and translation;
 #: from S_SHAPES two one-row convex shapes (20 each: rot, trans, dims, radius, bound,
 #: then kind, first and count as int64 bits), a pair query's output row (10), its index
 #: and hit flag, and a triangle's three vertices (9): a convex pair test allocates
 #: nothing (see :func:`shape_rows`); from S_PENDING the dts of up to PENDING_CAP quiet
-#: steps not yet moved (``ctl[C_PENDING]`` of them), which the next step replays.
+#: steps not yet moved (``ctl[C_PENDING]`` of them), which the next step replays (a
+#: full queue is replayed from Python: room for a long quiet stretch, 8 KB a scene).
 S_SHAPES, S_OUT, S_INDEX, S_HIT, S_TRI, S_PENDING = 12, 52, 62, 63, 64, 73
-PENDING_CAP = 64
+PENDING_CAP = 1024
 SCRATCH_F = S_PENDING + PENDING_CAP
 #: From ``C_LISTS`` the id lists: dynamic, static (half-spaces not among them), moving,
 #: the sweep's order, the half-spaces (static, never in the broad phase), then the
@@ -191,11 +192,11 @@ def pair_scratch(fb, cap):
 
 @njit(inline="always")
 def objects_split(objs):
-    """(fbuf, ibuf) of the object arena: the float tables' bits, then the int tables
-    (``cap`` rows each, so ``len(objs) = cap (NF + NI) + SCRATCH_F``)."""
+    """(fbuf, ibuf, cap) of the object arena: the float tables' bits and the scratch,
+    then the int tables, ``cap`` rows each (``len(objs) = cap (NF + NI) + SCRATCH_F``)."""
     cap = (len(objs) - SCRATCH_F) // (NF + NI)
     split = cap * NF + SCRATCH_F
-    return objs[:split].view(np.float64), objs[split:]
+    return objs[:split].view(np.float64), objs[split:], cap
 
 
 @njit(inline="always")

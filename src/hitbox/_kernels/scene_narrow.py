@@ -44,7 +44,6 @@ from hitbox._kernels.scene_layout import (
     M_MAG,
     M_VERT,
     M_VERTS,
-    NF,
     ROT,
     ROT0,
     SC,
@@ -253,9 +252,9 @@ def fit_volume(objs, tf, ti, o):
     """Object o's world volume fitted to its pose now, as a step would fit it (a static
     mesh's box or k-DOP when it is added: no step then pays the pass over its
     vertices; benchmarks/README.md)."""
-    fb, ib = objects_split(objs)
+    fb, ib, cap = objects_split(objs)
     meta = rows(ti[1 : 1 + ti[0] * M_COLS], ti[0], M_COLS)
-    fresh_volume(o, fb, ib, len(fb) // NF, tf, meta)
+    fresh_volume(o, fb, ib, cap, tf, meta)
 
 
 @njit(cache=True, nogil=True)

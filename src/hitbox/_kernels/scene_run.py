@@ -18,7 +18,6 @@ from hitbox._kernels.scene_layout import (
     C_TRI_CAP,
     C_TRIS,
     FRONT_FLAG,
-    NF,
     ROT,
     TRANS,
     VEL,
@@ -55,9 +54,8 @@ def run_steps(
     moved already) or RUN_SHORT_LOG (the last step done did not fit the log; its
     results are in ``out_i`` as a single step leaves them).
     """
-    fb, ib = objects_split(objs)
+    fb, ib, cap = objects_split(objs)
     ctl, _, _, out_i, _ = work_split(work)
-    cap = len(fb) // NF
     continuous = (flags & 4) != 0
     all_pairs = (flags & 1) != 0
     log_f = log.view(np.float64)
