@@ -88,20 +88,12 @@ class SceneBuffers:
         # kernel one with meshes runs (a writable array is another numba type, and would
         # compile the whole step again)
         self.tree_f.flags.writeable = self.tree_i.flags.writeable = False
-        self.arenas = ()  # the step kernel's four arenas (_rebind)
         self.mem_i = np.zeros((2, 0, _kl.MEM_COLS), np.int64)
         self.front = np.zeros((3, _FRONT_START), np.int64)
         self.ctl = np.zeros(_kl.C_LISTS + 1, np.int64)
         self.out_i = np.zeros(0, np.int64)
         self._size_output(16, _TRI_FIRST, 0)
         self._size_memory(16)
-        self._rebind()
-
-    def _rebind(self):
-        """``arenas``: the step kernel's arenas as one tuple (a step reads one attribute,
-        not four), again whenever one of them is replaced."""
-        if hasattr(self, "tree_f") and hasattr(self, "arenas"):
-            self.arenas = (self.objs, self.tree_f, self.tree_i, self.work)
 
     # -- per-object tables ---------------------------------------------------------------
 
@@ -131,7 +123,6 @@ class SceneBuffers:
         at = cap * _kl.NF + _kl.S_PENDING
         self.pending = fbuf[at : at + _kl.PENDING_CAP]
         self.pending_mv = memoryview(self.pending)  # an item stored: 3x numpy's speed
-        self._rebind()
 
     # -- trees ---------------------------------------------------------------------------
 
@@ -231,7 +222,6 @@ class SceneBuffers:
         self.tree_f = np.concatenate([np.zeros(0), *floats]).astype(np.float64)
         self.tree_i = np.concatenate([[n_trees], meta.ravel(), *ints]).astype(np.int64)
         self.tree_f.flags.writeable = self.tree_i.flags.writeable = False
-        self._rebind()
 
     # -- lists, memory, output -----------------------------------------------------------
 
@@ -270,7 +260,6 @@ class SceneBuffers:
         kept = min(record.size, self.record.size)
         record[:kept] = self.record[:kept]  # the last step's, read after a regrowth
         self.work, self.record = work, record
-        self._rebind()
         self.ctl, self.mem_i, self.front, self.out_i = views
         self.horizon_view = self.record[_kl.R_HORIZON :].view(np.float64)
         # what each step reads back, as memoryviews: an item or a bytes snapshot of one
@@ -323,7 +312,10 @@ class SceneBuffers:
             tris = max(int(ctl[_kl.C_TRI_CAP]), 2 * int(ctl[_kl.C_NEED_TRIS]))
             trace = max(int(ctl[_kl.C_TRACE_CAP]), 2 * int(ctl[_kl.C_NEED_TRACE]))
             self._size_output(pairs, tris, trace if flags & 2 else ctl[_kl.C_TRACE_CAP])
-            n = _ks.step(*self.arenas, dt, now, threshold, method, flags)
+            n = _ks.step(
+                self.objs, self.tree_f, self.tree_i, self.work, dt, now, threshold,
+                method, flags,
+            )  # fmt: skip
             if n >= 0:
                 return n
 
@@ -337,7 +329,7 @@ class SceneBuffers:
         n_log = n_log_t = done = 0
         while done < steps:
             reason, k, now, horizon, n_log, n_log_t = _kr.run_steps(
-                *self.arenas, log, log_t,
+                self.objs, self.tree_f, self.tree_i, self.work, log, log_t,
                 times[done:], dt, now, horizon, threshold, method, flags, n_log,
                 n_log_t, done,
             )  # fmt: skip

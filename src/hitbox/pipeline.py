@@ -425,7 +425,10 @@ class Scene(SceneEditing):
             flags |= 2
         self._time = now = self._time + dt
         threshold = 0.0 if self._busy else self._threshold_value
-        n = _STEP[0](*buf.arenas, dt, now, threshold, self._sweep, flags)
+        n = _STEP[0](
+            buf.objs, buf.tree_f, buf.tree_i, buf.work, dt, now, threshold, self._sweep,
+            flags,
+        )  # fmt: skip
         if not 0 <= n < _FRONT_FLAG:  # a buffer was too small
             if n < 0:
                 n = buf.run_again(dt, now, threshold, self._sweep, flags)
