@@ -75,15 +75,21 @@ def _pose(rng, spread):
     return rot, rng.uniform(-spread, spread, 3)
 
 
-@settings(max_examples=40, deadline=None)
-@given(st.integers(0, 2**32 - 1))
-def test_what_the_search_returns_crosses(seed):
-    rng = np.random.default_rng(seed)
+def _crossing_pairs(rng):
+    """A random pose of MESH against itself and its crossing face pairs (brute force):
+    (rot, trans, set of (face_a, face_b))."""
     rot, trans = _pose(rng, 1.5)
     pose = np.eye(4)
     pose[:3, :3], pose[:3, 3] = rot, trans
     brute = MESH.intersect_brute(MESH, pose)
-    crossing = set(zip(brute[0].tolist(), brute[1].tolist(), strict=True))
+    return rot, trans, set(zip(brute[0].tolist(), brute[1].tolist(), strict=True))
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2**32 - 1))
+def test_what_the_search_returns_crosses(seed):
+    rng = np.random.default_rng(seed)
+    rot, trans, crossing = _crossing_pairs(rng)
     tris = MESH._args[5]
     slot_of = np.argsort(ORDER)
     near = [  # witnesses next to a crossing pair, as a step after a small motion has
@@ -126,11 +132,7 @@ def test_a_second_round_finds_a_crossing_two_rings_from_the_witness():
     second = 0
     for seed in range(12):
         rng = np.random.default_rng(seed)
-        rot, trans = _pose(rng, 1.5)
-        pose = np.eye(4)
-        pose[:3, :3], pose[:3, 3] = rot, trans
-        brute = MESH.intersect_brute(MESH, pose)
-        crossing = set(zip(brute[0].tolist(), brute[1].tolist(), strict=True))
+        rot, trans, crossing = _crossing_pairs(rng)
         for a, b in sorted(crossing)[::7]:
             one = ADJ[slot_of[a]][ADJ[slot_of[a]] >= 0]
             two = ADJ[int(rng.choice(one))]
