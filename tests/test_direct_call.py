@@ -4,7 +4,7 @@ import numpy as np
 from numba import njit
 
 from hitbox import pipeline
-from hitbox._direct_call import direct_entry
+from hitbox._direct_call import direct_entry, resolving_slot
 from hitbox._kernels import scene as _ks
 
 
@@ -33,8 +33,8 @@ def test_scene_steps_equal_through_the_dispatcher(monkeypatch):
     the other through numba's dispatcher: the same pairs at every step."""
     from hitbox import shapes
 
-    def run(step_fn):
-        monkeypatch.setattr(pipeline, "_STEP", [step_fn])
+    def run(slot):
+        monkeypatch.setattr(pipeline, "_STEP", slot)
         scene = pipeline.Scene()
         mesh = shapes.torus(400)
         scene.add(mesh, static=True)
@@ -45,10 +45,12 @@ def test_scene_steps_equal_through_the_dispatcher(monkeypatch):
         out = [scene.step(0.05).pairs.tolist() for _ in range(120)]
         return out, pipeline._STEP[0]
 
-    direct, resolved = run(pipeline._first_step)
-    assert resolved is not pipeline._first_step  # the first step resolved the entry
+    slot = resolving_slot(_ks.step)
+    first = slot[0]
+    direct, resolved = run(slot)
+    assert resolved is not first  # the first step resolved the entry
     assert resolved is not _ks.step
-    dispatched, _ = run(lambda *a: _ks.step(*a))  # never resolved: a lambda
+    dispatched, _ = run([lambda *a: _ks.step(*a)])  # never resolved: a lambda
     assert direct == dispatched
     touching = [len(pairs[0]) > 0 for pairs in direct]
     assert any(touching) and not all(touching)  # touching and apart steps both seen

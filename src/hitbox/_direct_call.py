@@ -18,3 +18,18 @@ def direct_entry(dispatcher, args):
         return dispatcher.overloads[sig].entry_point
     except (AttributeError, KeyError, TypeError):
         return dispatcher
+
+
+def resolving_slot(dispatcher):
+    """A one-item list whose item calls ``dispatcher``: through numba's dispatch the first
+    time, which then puts the overload's entry point (:func:`direct_entry`) in its place
+    for every later call. Only for callers whose argument types never change."""
+    slot = []
+
+    def first(*args):
+        result = dispatcher(*args)
+        slot[0] = direct_entry(dispatcher, args)
+        return result
+
+    slot.append(first)
+    return slot

@@ -68,7 +68,7 @@ import numpy as np
 from hitbox import _scene_brute as _brute
 from hitbox import _validate as v
 from hitbox import scene_queries as _queries
-from hitbox._direct_call import direct_entry
+from hitbox._direct_call import resolving_slot
 from hitbox._kernels import pipeline as _k
 from hitbox._kernels import scene as _ks
 from hitbox._kernels import scene_layout as _kl
@@ -104,27 +104,12 @@ RUN_MODES = ("any", "all")
 BROADPHASES = ("auto", "sap", "brute")
 
 
-def _first_step(*args):
-    """The step through numba's dispatcher, once: then its overload's entry point in
-    ``_STEP`` (hitbox._direct_call: the Scene's buffers and scalars never change type)."""
-    n = _ks.step(*args)
-    _STEP[0] = direct_entry(_ks.step, args)
-    return n
-
-
-#: The step kernel as the Scene calls it (see _first_step).
-_STEP = [_first_step]
-
-
-def _first_advance(*args):
-    """The replay of quiet steps through numba's dispatcher, once: then its entry point
-    (a pose read after each quiet step replays it; the dispatch cost more than that)."""
-    _k.advance_steps(*args)
-    _ADVANCE_STEPS[0] = direct_entry(_k.advance_steps, args)
-
-
-#: The quiet steps' replay as the Scene calls it (see _first_advance).
-_ADVANCE_STEPS = [_first_advance]
+#: The step kernel and the quiet steps' replay as the Scene calls them: through numba's
+#: dispatch once, then through their entry points (the Scene's buffers and scalars never
+#: change type; a pose read after each quiet step replays it, and the dispatch of eight
+#: arguments cost more than that).
+_STEP = resolving_slot(_ks.step)
+_ADVANCE_STEPS = resolving_slot(_k.advance_steps)
 
 
 class Scene(SceneEditing):
@@ -397,9 +382,9 @@ class Scene(SceneEditing):
         """Replay the queued motion of quiet steps, one step at a time."""
         if self._n_pending:
             t = self._t
-            args = (t["rot"], t["trans"], t["vel"], t["omega"], t["acc"], self._moving,
-                    self._buf.pending[: self._n_pending], t["version"])  # fmt: skip
-            _ADVANCE_STEPS[0](*args)
+            _ADVANCE_STEPS[0](t["rot"], t["trans"], t["vel"], t["omega"], t["acc"],
+                              self._moving, self._buf.pending[: self._n_pending],
+                              t["version"])  # fmt: skip
             self._n_pending = 0
 
     def _changed(self):
