@@ -9,6 +9,7 @@ already, which changes nothing twice.
 
 import numpy as np
 
+from hitbox._direct_call import resolving_slot
 from hitbox._kernels import scene as _ks
 from hitbox._kernels import scene_layout as _kl
 from hitbox._kernels import scene_run as _kr
@@ -27,6 +28,14 @@ _FRONT_START, _FRONT_MAX = 1 << 12, 1 << 21
 #: three of 200 steps twice (the crossing pairs grew past 120, 260 and 698); 4,096
 #: pairs take 64 kB.
 _TRI_FIRST, _TRI_START = 64, 4_096
+
+#: Columns a run's logs start with: room for a pair a step (a triangle pair a step in
+#: mode "all") up to these caps; a log that fills up returns to Python to grow (a round
+#: trip and a copy).
+_LOG_CAP, _LOG_T_CAP = 1 << 14, 1 << 16
+#: run_steps through numba's dispatch once, its entry point after (its argument types
+#: never change: the arenas, two int64 logs, a float64 slice, and scalars)
+_RUN_STEPS = resolving_slot(_kr.run_steps)
 
 _F_WIDTH = [int(np.prod(shape, dtype=np.int64)) for _, shape in _kl.F_FIELDS]
 _F_OFFSET = np.concatenate([[0], np.cumsum(_F_WIDTH)]).astype(int)
@@ -291,7 +300,8 @@ class SceneBuffers:
                               int(ctl[_kl.C_TRACE_CAP]))  # fmt: skip
 
     def _size_output(self, pairs, tris, trace):
-        self.out_i = np.zeros(4 * pairs + 1 + 2 * tris + 6 * trace, np.int64)
+        scratch = pairs + 2 * _kl.CROSS_ROOM  # the step's scratch (_kernels.scene.step)
+        self.out_i = np.zeros(4 * pairs + 1 + 2 * tris + 6 * trace + scratch, np.int64)
         self.ctl[_kl.C_PAIR_CAP] = pairs
         self.ctl[_kl.C_TRI_CAP] = tris
         self.ctl[_kl.C_TRACE_CAP] = trace
@@ -324,11 +334,13 @@ class SceneBuffers:
         :func:`hitbox._kernels.scene_run.run_steps`). Returns (times, log (5, P), triangle
         pairs (2, T), time, horizon)."""
         times = np.empty(steps)
-        log = np.empty((_kr.LOG_ROWS, 64), np.int64)
-        log_t = np.empty((2, 64 if flags & 1 else 0), np.int64)
+        log = np.empty((_kr.LOG_ROWS, min(max(64, steps), _LOG_CAP)), np.int64)
+        log_t = np.empty(
+            (2, min(max(64, steps), _LOG_T_CAP) if flags & 1 else 0), np.int64
+        )
         n_log = n_log_t = done = 0
         while done < steps:
-            reason, k, now, horizon, n_log, n_log_t = _kr.run_steps(
+            reason, k, now, horizon, n_log, n_log_t = _RUN_STEPS[0](
                 self.objs, self.tree_f, self.tree_i, self.work, log, log_t,
                 times[done:], dt, now, horizon, threshold, method, flags, n_log,
                 n_log_t, done,

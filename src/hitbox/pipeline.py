@@ -303,9 +303,10 @@ class Scene(SceneEditing):
             self._quiet_counts = quiet
         if self._trace_on and steps:
             self.trace = self._buf.trace()
-        pairs = np.ascontiguousarray(log[1:3]).astype(np.intp)
+        pairs = np.ascontiguousarray(log[1:3]).astype(np.intp, copy=False)
         toi = np.ascontiguousarray(log[3]).view(np.float64) if continuous else None
-        return RunResult(times, log[0], pairs, toi, log[4], tris.astype(np.intp))
+        tris = tris.astype(np.intp, copy=False)
+        return RunResult(times, log[0], pairs, toi, log[4], tris)
 
     def query(self, mode="any", *, inside=False):
         """Every touching pair now, without moving anything: a :class:`StepResult`

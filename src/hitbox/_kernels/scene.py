@@ -37,7 +37,6 @@ from numba import njit
 
 from hitbox._kernels.borrowed import borrowed
 from hitbox._kernels.flat_views import rows
-from hitbox._kernels.pair_codes import sort_pair_keys
 from hitbox._kernels.pipeline import (
     ASLEEP,
     BOXES_APART,
@@ -47,8 +46,8 @@ from hitbox._kernels.pipeline import (
     PAD,
     SCHEDULED,
     WAKE_SAFETY,
-    advance,
     advance_steps,
+    advance_with,
     asleep_until,
     filtered,
     sphere_gap,
@@ -57,9 +56,9 @@ from hitbox._kernels.pipeline import (
     world_bounds,
 )
 from hitbox._kernels.primitives import HALFSPACE
+from hitbox._kernels.scene_broadphase import near_keys, planes
 from hitbox._kernels.scene_layout import (
     ALPHA,
-    BRUTE,
     BVER,
     C_COUNTS,
     C_CUR,
@@ -88,6 +87,7 @@ from hitbox._kernels.scene_layout import (
     C_TRIS,
     C_VOL,
     C_VOL_PASSED,
+    CROSS_ROOM,
     EPOCH,
     FRONT_FLAG,
     GBOX,
@@ -105,6 +105,7 @@ from hitbox._kernels.scene_layout import (
     ROT0,
     S_PENDING,
     STATIC,
+    SWEEP,
     TRANS,
     TRANS0,
     TREE,
@@ -122,6 +123,7 @@ from hitbox._kernels.scene_layout import (
     kinematics,
     objects_split,
     relative_scratch,
+    turn_scratch,
     work_split,
 )
 from hitbox._kernels.scene_narrow import (
@@ -149,108 +151,6 @@ def _remember(mem_i, mem_f, nxt, n, key, epoch, i, j, wit_a, wit_b, wake, at, si
     mem_i[nxt, n, 6] = at
     mem_i[nxt, n, 7] = size
     return n + 1
-
-
-# -- broad phase -------------------------------------------------------------------------
-
-
-@njit(inline="always")
-def _push_key(keys, n, i, j):
-    if n == len(keys):
-        grown = np.empty(2 * len(keys) + 16, np.int64)
-        grown[:n] = keys[:n]
-        keys = grown
-    keys[n] = (min(i, j) << 32) | max(i, j)
-    return keys, n + 1
-
-
-@njit(inline="always")
-def _sweep(order, static, gbox, keys, n):
-    """The sweep over ``order`` (sorted on lower x): each box against the next ones
-    until one starts past its upper x. The boxes are copied in that order first, with
-    each object's id and static flag, and every pair the sweep meets is written and
-    counted only when it holds (no branch on the verdict, contiguous reads:
-    benchmarks/README.md). Two boxes meet unless on some axis one's lower end lies
-    above the other's upper (NaN meets, as in
-    :func:`hitbox._kernels.slabs.slab_overlap`); static-static pairs are left out.
-    Returns (keys, n)."""
-    m = len(order)
-    box = np.empty((m, 8))
-    for a in range(m):
-        o = order[a]
-        for c in range(3):
-            box[a, c] = gbox[o, 0, c]
-            box[a, 3 + c] = gbox[o, 1, c]
-        box[a, 6] = o  # exact: ids are far below 2**53
-        box[a, 7] = 1.0 if static[o] != 0 else 0.0
-    for a in range(m):
-        if n + m > len(keys):  # room for every pair of this row
-            grown = np.empty(2 * len(keys) + m, np.int64)
-            grown[:n] = keys[:n]
-            keys = grown
-        hx, ly, lz, hy, hz = box[a, 3], box[a, 1], box[a, 2], box[a, 4], box[a, 5]
-        i = order[a]
-        static_i = box[a, 7]
-        for b in range(a + 1, m):
-            if box[b, 0] > hx:
-                break
-            apart = (box[b, 1] > hy) | (ly > box[b, 4]) | (box[b, 2] > hz)
-            apart |= (lz > box[b, 5]) | (static_i + box[b, 7] > 1.5)
-            j = np.int64(box[b, 6])
-            keys[n] = (min(i, j) << 32) | max(i, j)
-            n += not apart
-    return keys, n
-
-
-@njit(cache=True, nogil=True)
-def near_keys(method, ctl, static, gbox):
-    """Sorted keys of the dynamic-dynamic and dynamic-static pairs whose grown world
-    boxes meet (closed), and of every half-space with every dynamic object (a
-    half-space has no box). ``SAP`` keeps its order (``ctl``'s order list) from step to
-    step: insertion sort on the boxes' lower x is linear when little moved."""
-    n_dyn = ctl[C_N_DYN]
-    n_stat = ctl[C_N_STAT]
-    dyn = ctl[C_LISTS : C_LISTS + n_dyn]
-    keys = np.empty(16, np.int64)
-    n = 0
-    if method == BRUTE:
-        stat = ctl[C_LISTS + n_dyn : C_LISTS + n_dyn + n_stat]
-        for a in range(n_dyn):
-            i = dyn[a]
-            for b in range(a + 1, n_dyn):
-                if slab_overlap(gbox, i, gbox, dyn[b]):
-                    keys, n = _push_key(keys, n, i, dyn[b])
-            for b in range(n_stat):
-                if slab_overlap(gbox, i, gbox, stat[b]):
-                    keys, n = _push_key(keys, n, i, stat[b])
-    else:
-        start = C_LISTS + n_dyn + n_stat + ctl[C_N_MOVING]
-        order = ctl[start : start + ctl[C_N_ORDER]]
-        for a in range(1, len(order)):  # insertion sort on lo x
-            o = order[a]
-            x = gbox[o, 0, 0]
-            b = a - 1
-            while b >= 0 and gbox[order[b], 0, 0] > x:
-                order[b + 1] = order[b]
-                b -= 1
-            order[b + 1] = o
-        keys, n = _sweep(order, static, gbox, keys, n)
-    for h in _planes(ctl):
-        for a in range(n_dyn):
-            keys, n = _push_key(keys, n, h, dyn[a])
-    out = keys[:n]
-    for q in range(1, n):  # sort only when out of order (few pairs usually are not)
-        if out[q - 1] > out[q]:
-            sort_pair_keys(out, len(gbox))
-            break
-    return out
-
-
-@njit(inline="always")
-def _planes(ctl):
-    """The half-spaces' ids (``scene_layout.C_N_PLANES``)."""
-    start = C_LISTS + ctl[C_N_DYN] + ctl[C_N_STAT] + ctl[C_N_MOVING] + ctl[C_N_ORDER]
-    return ctl[start : start + ctl[C_N_PLANES]]
 
 
 @njit(inline="always")
@@ -375,8 +275,9 @@ def step(objs, tf, ti, work, dt, now, threshold, method, flags):
 
     ``out_i`` holds, at capacities P = ctl[C_PAIR_CAP], T = ctl[C_TRI_CAP] and
     N = ctl[C_TRACE_CAP]: pairs (2, P), offsets (P + 1), contact times (P, float64
-    bits: seconds into the step), triangle pairs (2, T), then the trace's near, volume
-    and narrow pairs, (2, N) each.
+    bits: seconds into the step), triangle pairs (2, T), the trace's near, volume and
+    narrow pairs, (2, N) each, then scratch: room for the near keys (P) and a mesh
+    pair's crossing slot pairs (2, ``CROSS_ROOM``).
     """
     # borrowed: the arenas outlive the step, so views of them need no reference counts
     objs, tf, ti, work = borrowed(objs), borrowed(tf), borrowed(ti), borrowed(work)
@@ -399,7 +300,7 @@ def step(objs, tf, ti, work, dt, now, threshold, method, flags):
     version = i1(ib, cap, VERSION)
     if continuous and moves:
         _start_of_step(fb, cap, ctl[C_LISTS : C_LISTS + n_dyn + n_stat])
-        _start_of_step(fb, cap, _planes(ctl))
+        _start_of_step(fb, cap, planes(ctl))
     n_pending = ctl[C_PENDING]
     if moves and n_pending > 0:  # the quiet steps since the last, one at a time
         start = C_LISTS + n_dyn + n_stat
@@ -412,7 +313,10 @@ def step(objs, tf, ti, work, dt, now, threshold, method, flags):
         ctl[C_PENDING] = 0
     if moves and n_moving and dt > 0.0:
         start = C_LISTS + n_dyn + n_stat
-        advance(rot, trans, vel, omega, acc, ctl[start : start + n_moving], dt, version)
+        advance_with(
+            rot, trans, vel, omega, acc, ctl[start : start + n_moving], dt, version,
+            turn_scratch(fb, cap),
+        )  # fmt: skip
     wc = f2(fb, cap, WC, 3)
     wr = f1(fb, cap, WR)
     wbox = f3(fb, cap, WBOX, 2, 3)
@@ -426,24 +330,27 @@ def step(objs, tf, ti, work, dt, now, threshold, method, flags):
         start = C_LISTS + n_dyn + n_stat
         _sweep_boxes(fb, cap, ctl[start : start + n_moving], dt)
     static = i1(ib, cap, STATIC)
-    keys = near_keys(method, ctl, static, gbox) if n_dyn else np.empty(0, np.int64)
+    cap_p = ctl[C_PAIR_CAP]
+    cap_t = ctl[C_TRI_CAP]
+    cap_n = ctl[C_TRACE_CAP]
+    tri_base = 4 * cap_p + 1
+    trace_base = tri_base + 2 * cap_t
+    room_at = trace_base + 6 * cap_n  # the near keys' room, then the crossing pairs'
+    room = out_i[room_at : room_at + cap_p]
+    box = f2(fb, cap, SWEEP, 8)
+    keys = near_keys(method, ctl, static, gbox, room, box) if n_dyn else room[:0]
     n_near = len(keys)
 
     for k in range(C_COUNTS, C_NEED_TRACE + 1):
         ctl[k] = 0
     ctl[C_NEED_FRONT] = 0
     ctl[C_NEAR] = n_near
-    cap_p = ctl[C_PAIR_CAP]
-    cap_t = ctl[C_TRI_CAP]
-    cap_n = ctl[C_TRACE_CAP]
     if n_near > ctl[C_MEM_CAP] or n_near > cap_p or (tracing and n_near > cap_n):
         ctl[C_NEED_MEM] = n_near
         ctl[C_NEED_PAIRS] = n_near
         ctl[C_NEED_TRACE] = n_near
         return -1
-    tri_base = 4 * cap_p + 1
     toi = out_i[3 * cap_p + 1 : 4 * cap_p + 1].view(np.float64)
-    trace_base = tri_base + 2 * cap_t
 
     cur = ctl[C_CUR]
     n_mem = ctl[C_MEM_N]
@@ -468,7 +375,10 @@ def step(objs, tf, ti, work, dt, now, threshold, method, flags):
     tris_out = rows(out_i[tri_base : tri_base + 2 * cap_t], 2, cap_t)
     tree = i1(ib, cap, TREE)
     rel_r, rel_t = relative_scratch(fb, cap)
-    pair_buf = np.empty((2, 16), np.intp)  # a mesh pair's crossing slot pairs (grows)
+    # a mesh pair's crossing slot pairs (grows into an array of its own)
+    pair_buf = rows(
+        out_i[room_at + cap_p : room_at + cap_p + 2 * CROSS_ROOM], 2, CROSS_ROOM
+    )
     row = 0  # the memory's rows and the near keys are both sorted: one merge
     for q in range(n_near):
         key = keys[q]

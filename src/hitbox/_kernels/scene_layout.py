@@ -23,6 +23,7 @@ F_FIELDS = (
     ("vkd26", (2, 13)), ("vsc", (3,)), ("vsr", ()), ("voc", (3,)), ("voh", (3,)),
     ("vor", (3, 3)), ("rot0", (3, 3)), ("trans0", (3,)), ("vel0", (3,)),
     ("xc", (3,)), ("xq", (3, 3)), ("xd", (3,)), ("xr", ()), ("xb", ()),
+    ("sweep", (8,)),
 )  # fmt: skip
 #: Per-object int fields, in buffer order (group and mask hold uint64 bits).
 I_FIELDS = ("static", "is_mesh", "vkind", "group", "mask", "epoch", "version",
@@ -57,7 +58,9 @@ WBOX, GBOX, SC, SR, SH, SQ, VBOX, VKD14, VKD18, VKD26 = (
 VSC, VSR, VOC, VOH, VOR, ROT0, TRANS0, VEL0 = 128, 131, 132, 135, 138, 147, 156, 159
 # A convex object's exact shape (hitbox.convex): its model-frame centre and axes, dims,
 # radius and bounding radius (sc, sh, sq hold its bounding box, the object's volume).
-XC, XQ, XD, XR, XB, NF = 162, 165, 174, 177, 178, 179
+XC, XQ, XD, XR, XB = 162, 165, 174, 177, 178
+# Scratch rows of the broad phase's sweep (a box, an id and a static flag each).
+SWEEP, NF = 179, 187
 # Int fields.
 STATIC, IS_MESH, VKIND, GROUP, MASK, EPOCH, VERSION, BVER, VOLVER, TREE = range(10)
 # A convex object's shape kind (hitbox.convex.KINDS; -1 for the other objects), and
@@ -84,10 +87,11 @@ MEM_COLS = 8
 #: from S_SHAPES two one-row convex shapes (20 each: rot, trans, dims, radius, bound,
 #: then kind, first and count as int64 bits), a pair query's output row (10), its index
 #: and hit flag, and a triangle's three vertices (9): a convex pair test allocates
-#: nothing (see :func:`shape_rows`); from S_PENDING the dts of up to PENDING_CAP quiet
+#: nothing (see :func:`shape_rows`); from S_TURN the step's turn and turned pose
+#: (2, 3, 3: :func:`turn_scratch`); from S_PENDING the dts of up to PENDING_CAP quiet
 #: steps not yet moved (``ctl[C_PENDING]`` of them), which the next step replays (a
 #: full queue is replayed from Python: room for a long quiet stretch, 8 KB a scene).
-S_SHAPES, S_OUT, S_INDEX, S_HIT, S_TRI, S_PENDING = 12, 52, 62, 63, 64, 73
+S_SHAPES, S_OUT, S_INDEX, S_HIT, S_TRI, S_TURN, S_PENDING = 12, 52, 62, 63, 64, 73, 91
 PENDING_CAP = 1024
 SCRATCH_F = S_PENDING + PENDING_CAP
 #: From ``C_LISTS`` the id lists: dynamic, static (half-spaces not among them), moving,
@@ -103,6 +107,9 @@ W_CTL, W_MEM, W_FRONT, W_OUT, W_REC, W_HEAD = 0, 2, 4, 6, 8, 10
 #: (``C_COUNTS`` to ``C_HITS``), the quiet horizon's float64 bits, then the touching
 #: pairs, row 0 then row 1 (2 n).
 R_HORIZON, R_PAIRS = 11, 12
+#: Room for a mesh pair's crossing slot pairs in the step's scratch (a pair with more
+#: grows an array of its own for the rest of the step).
+CROSS_ROOM = 16
 #: Added to a step's return value when its fronts did not fit (``C_NEED_FRONT``).
 FRONT_FLAG = 1 << 40
 
@@ -154,6 +161,13 @@ def relative_scratch(fb, cap):
     """The scratch (3, 3) rotation and (3,) translation after the float tables."""
     at = cap * NF
     return rows(fb[at : at + 9], 3, 3), fb[at + 9 : at + 12]
+
+
+@njit(inline="always")
+def turn_scratch(fb, cap):
+    """The scratch (2, 3, 3) of an object's turn and turned pose (``advance_with``)."""
+    at = cap * NF + S_TURN
+    return blocks(fb[at : at + 18], 2, 3, 3)
 
 
 @njit(inline="always")
