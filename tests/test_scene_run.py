@@ -26,6 +26,8 @@ def test_run_equals_steps_one_at_a_time(seed, broadphase, mode, continuous):
     dt, steps = 0.05, 40
     run = many.run(dt, steps, mode=mode, continuous=continuous)
     assert len(run) == steps
+    for flat in (run.pairs, run.triangles, run.offsets, run.step_offsets):
+        assert flat.dtype == np.intp and flat.flags.c_contiguous
     touching = 0
     for k in range(steps):
         want = one.step(dt, mode=mode, continuous=continuous)

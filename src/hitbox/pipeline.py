@@ -303,9 +303,9 @@ class Scene(SceneEditing):
             self._quiet_counts = quiet
         if self._trace_on and steps:
             self.trace = self._buf.trace()
-        pairs = np.ascontiguousarray(log[1:3]).astype(np.intp, copy=False)
+        pairs = np.ascontiguousarray(log[1:3], dtype=np.intp)
         toi = np.ascontiguousarray(log[3]).view(np.float64) if continuous else None
-        tris = tris.astype(np.intp, copy=False)
+        tris = np.ascontiguousarray(tris, dtype=np.intp)  # a copy only when it must
         return RunResult(times, log[0], pairs, toi, log[4], tris)
 
     def query(self, mode="any", *, inside=False):
