@@ -6,9 +6,9 @@ The scene's state lives in a few flat buffers, packed into two arenas (an object
 the step record), so a step is one Python-to-numba call of four arrays (each unboxed):
 
 - ``fbuf``: the per-object float tables, field after field (``F_FIELDS``), each a
-  C-contiguous block of ``cap`` rows, then a scratch block (a pair's relative pose, and
-  the one-row shapes of a convex pair test: ``scene_layout.S_*``); ``ibuf`` the int
-  tables (``I_FIELDS``).
+  C-contiguous block of ``cap`` rows, then a scratch block (a pair's relative pose, the
+  one-row shapes of a convex pair test, an object's turn: ``scene_layout.S_*``);
+  ``ibuf`` the int tables (``I_FIELDS``).
 - ``tree_f``, ``tree_i``: every mesh's OBB tree and model vertices, concatenated;
   ``tree_i`` starts with the number of trees T and a (T, M_COLS) table of each tree's
   sizes and offsets (``M_*``). OBB trees only (the fastest kind tree against tree), so
@@ -23,7 +23,9 @@ the step record), so a step is one Python-to-numba call of four arrays (each unb
   whose fronts do not fit asks for more in ``ctl[C_NEED_FRONT]``; the pairs that
   missed out walk from the root next time.
 - ``ctl``: sizes, capacities, counts out, and the id lists (``C_*``).
-- ``out_i``: the touching pairs, their triangle pairs and offsets, and the trace.
+- ``out_i``: the touching pairs, their triangle pairs and offsets, the trace, and the
+  step's scratch (the near keys, a mesh pair's crossing pairs): with the sweep's rows
+  and the turn's scratch, a step allocates nothing unless a pair outgrows them.
 
 A step that finds a buffer too small writes what it needs into ``ctl`` and returns -1
 before it changes any state but poses and bounds; the second call, flagged as moved
