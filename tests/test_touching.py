@@ -163,6 +163,26 @@ def test_a_ray_grazing_a_sphere_hits_it(case):
     _assert_touching_hits(got.hit, gap2, radius, _scale(center, o, d) + radius)
 
 
+@pytest.mark.parametrize("length", [5e-74, 1e-20, 1e-8, 1.0, 1e8])
+def test_a_ray_leaving_a_sphere_from_its_surface_touches_it(length):
+    """An origin on the sphere (to the rounding of c + r n) touches it at t = 0, however
+    the ray leaves and however short it is. Hypothesis found a ray 5e-74 long, from the
+    surface outward, reported as a miss; so was every such ray whose origin rounded to
+    just outside."""
+    rng = np.random.default_rng(11)
+    for _ in range(200):
+        center = rng.uniform(-4.0, 4.0, 3)
+        radius = rng.uniform(0.05, 3.0)
+        n = rng.normal(size=3)
+        n /= np.linalg.norm(n)
+        tangent = np.cross(n, rng.normal(size=3))
+        d = n * rng.uniform(0.01, 1.0) + tangent  # outward, at any angle
+        d *= length / np.linalg.norm(d)
+        o = center + radius * n
+        got = hb.ray.cast_sphere(hb.Spheres(center, radius), o, d, t_max=1.0)
+        assert got.hit and got.t_enter == 0.0
+
+
 @settings(max_examples=300, deadline=None)
 @given(sphere_grazes(), st.floats(0.0, 1.0))
 def test_a_sphere_sweep_grazing_a_sphere_hits_it(case, share):

@@ -335,7 +335,9 @@ def ball(m0, m1, m2, d0, d1, d2, radius, t_max, ref):
     directions; the t found for u is divided by that scale at the end. The discriminant is
     radius^2 - |l|^2 with l the closest-approach vector (no b^2 - ac cancellation), and
     the two roots are c/q and q/a with q = -(b + sign(b) sqrt(disc)) (no -b + sqrt(...)
-    cancellation). A miss is (inf, inf); an exit before the entry never happens.
+    cancellation). An origin on the sphere within that rounding touches it at t = 0,
+    whichever way the ray leaves. A miss is (inf, inf); an exit before the entry never
+    happens.
     """
     if radius < 0.0:  # the empty sphere
         return INF, INF
@@ -351,9 +353,10 @@ def ball(m0, m1, m2, d0, d1, d2, radius, t_max, ref):
     l2 = m2 - k * u2
     disc = radius * radius - (l0 * l0 + l1 * l1 + l2 * l2)
     mm = m0 * m0 + m1 * m1 + m2 * m2
+    reach = radius + abs(m0) + abs(m1) + abs(m2)  # >= radius + |m|, no square root
+    allow = TANGENT * reach * (reach + ref)  # the rounding of disc, and of c below
     if disc < 0.0:
-        reach = radius + abs(m0) + abs(m1) + abs(m2)  # >= radius + |m|, no square root
-        if disc < -TANGENT * reach * (reach + ref) or mm == INF:  # inf: overflowed
+        if disc < -allow or mm == INF:  # inf: overflowed
             return INF, INF
         disc = 0.0  # tangent within rounding: touching counts
     c = mm - radius * radius
@@ -367,6 +370,8 @@ def ball(m0, m1, m2, d0, d1, d2, radius, t_max, ref):
         t_far = q / a
         if t_near > t_far:
             t_near, t_far = t_far, t_near
+    if c <= allow and t_far < 0.0 and mm < INF:  # the origin on the sphere, leaving:
+        t_far = 0.0  # it touches at t = 0 (t_far / s, s tiny, would be far below 0)
     t_near = t_near / s
     t_far = t_far / s
     t_enter = t_near if t_near > 0.0 else 0.0
