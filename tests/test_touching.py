@@ -83,7 +83,8 @@ def _assert_touching_hits(hit, gap2, radius, scale):
 
 coords = st.floats(-4, 4, allow_nan=False, allow_subnormal=False)
 sizes = st.floats(0.05, 3, allow_nan=False)
-times = st.floats(0.05, 0.95)
+# where along the path the touch lies; 0: the path starts on the surface
+times = st.floats(0.05, 0.95) | st.just(0.0)
 
 
 @st.composite
@@ -164,11 +165,12 @@ def test_a_ray_grazing_a_sphere_hits_it(case):
 
 
 @pytest.mark.parametrize("length", [5e-74, 1e-20, 1e-8, 1.0, 1e8])
-def test_a_ray_leaving_a_sphere_from_its_surface_touches_it(length):
-    """An origin on the sphere (to the rounding of c + r n) touches it at t = 0, however
-    the ray leaves and however short it is. Hypothesis found a ray 5e-74 long, from the
-    surface outward, reported as a miss; so was every such ray whose origin rounded to
-    just outside."""
+def test_a_ray_from_a_sphere_s_surface_touches_it(length):
+    """An origin on the sphere (to the rounding of c + r n) touches it at t = 0, whichever
+    way the ray goes and however short it is. Hypothesis found a ray 5e-74 long, from
+    the surface outward, reported as a miss (so was every ray leaving from an origin
+    rounded to just outside), and one 2.2e-16 long going inward, too short to cross the
+    rounding."""
     rng = np.random.default_rng(11)
     for _ in range(200):
         center = rng.uniform(-4.0, 4.0, 3)
@@ -177,7 +179,7 @@ def test_a_ray_leaving_a_sphere_from_its_surface_touches_it(length):
         n /= np.linalg.norm(n)
         tangent = np.cross(n, rng.normal(size=3))
         d = n * rng.uniform(0.01, 1.0) + tangent  # outward, at any angle
-        d *= length / np.linalg.norm(d)
+        d *= rng.choice([-1.0, 1.0]) * length / np.linalg.norm(d)  # or inward
         o = center + radius * n
         got = hb.ray.cast_sphere(hb.Spheres(center, radius), o, d, t_max=1.0)
         assert got.hit and got.t_enter == 0.0

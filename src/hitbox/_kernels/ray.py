@@ -336,7 +336,7 @@ def ball(m0, m1, m2, d0, d1, d2, radius, t_max, ref):
     radius^2 - |l|^2 with l the closest-approach vector (no b^2 - ac cancellation), and
     the two roots are c/q and q/a with q = -(b + sign(b) sqrt(disc)) (no -b + sqrt(...)
     cancellation). An origin on the sphere within that rounding touches it at t = 0,
-    whichever way the ray leaves. A miss is (inf, inf); an exit before the entry never
+    whichever way the ray goes. A miss is (inf, inf); an exit before the entry never
     happens.
     """
     if radius < 0.0:  # the empty sphere
@@ -370,8 +370,11 @@ def ball(m0, m1, m2, d0, d1, d2, radius, t_max, ref):
         t_far = q / a
         if t_near > t_far:
             t_near, t_far = t_far, t_near
-    if c <= allow and t_far < 0.0 and mm < INF:  # the origin on the sphere, leaving:
-        t_far = 0.0  # it touches at t = 0 (t_far / s, s tiny, would be far below 0)
+    if c <= allow and mm < INF:
+        # the origin on the sphere within rounding: it touches at t = 0, however short
+        # the ray and whichever way it goes (a root / s, s tiny, can land past [0, t_max])
+        t_near = min(t_near, 0.0)
+        t_far = max(t_far, 0.0)
     t_near = t_near / s
     t_far = t_far / s
     t_enter = t_near if t_near > 0.0 else 0.0
