@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from hitbox._kernels import closest as _closest
 from hitbox._kernels import inside as _inside
+from hitbox._kernels.triangle_closest import closest_point_on
 from hitbox._torus import torus_mesh
 from hitbox.mesh import ClosestPoints, TriangleMesh
 from tests import oracles_triangle as ot
@@ -194,7 +195,7 @@ def test_closest_on_thin_triangles_is_near_exact(seed):
     Ericson's regions there) within 1e-8 of the coordinates' scale, the point answered
     a point of the triangle at the distance answered."""
     tri, p = _thin_case(np.random.default_rng(seed))
-    d2, qx, qy, qz, wa, wb, wc = _closest.closest_point_on(*p, *tri.ravel())
+    d2, qx, qy, qz, wa, wb, wc = closest_point_on(*p, *tri.ravel())
     exact = float(ot.point_triangle_distance2(p, tri))
     scale = max(1.0, np.abs(tri).max(), np.abs(p).max())
     assert abs(np.sqrt(d2) - np.sqrt(exact)) <= 1e-8 * scale

@@ -108,8 +108,14 @@ def closest_point(mesh, points):
         order = (_order.spatial_order_parallel if parallel else _order.spatial_order)(pts)
     mesh = query_mesh(mesh, n, "points")
     tree = mesh.bvh
+    disks = _closest.NO_DISKS
+    if n >= _closest.WIDE_MIN:  # the walks that prune triangles by their disks
+        if mesh._disks is None:
+            mesh._disks = _closest.slot_disks(mesh._slot_tris)
+        disks = mesh._disks
     walk = (tree.node_box, tree.node_first, tree.node_count, mesh._slot_tris)
-    walk += (mesh._args[6], tree.prim_order, tree.depth, pts, order, q, d, slot, w)
+    walk += (mesh._args[6], disks, mesh._size(), tree.prim_order, tree.depth, pts)
+    walk += (order, q, d, slot, w)
     if parallel:
         _closest.closest_parallel(*walk, threads)
     else:

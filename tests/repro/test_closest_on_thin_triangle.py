@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 
-from hitbox._kernels.closest import closest_point_on
+from hitbox._kernels.triangle_closest import closest_point_on
 from tests import oracles_triangle as ot
 
 A = np.array([-1.2500531413613933, -2.7607921360354686, 0.9674108269488422])

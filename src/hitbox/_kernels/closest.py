@@ -1,17 +1,18 @@
 """Closest points on a triangle mesh: a BVH walk per point, serial and parallel.
 
-The closest point on one triangle follows Ericson, "Real-Time Collision Detection"
-(2005) §5.1.5: the Voronoi regions of the vertices, then of the edges, then the face,
-in float64; a needle or a sliver, where rounding decides those regions, takes the
-nearest of its edges' points and its plane's foot (:func:`_thin_weights`). The walk
-is depth-first over the nodes' exact AABBs, nearer child first, pruning a node whose
-squared point-box distance exceeds the best squared distance so far.
-Each point starts from the previous point's best triangle as an upper bound.
+The point on each triangle is :func:`hitbox._kernels.triangle_closest.closest_point_on`
+(Ericson 2005, §5.1.5). The walk is depth-first over the nodes' exact AABBs, nearer
+child first, pruning a node whose squared point-box distance exceeds the best squared
+distance so far. Each point starts from the previous point's best triangle as an
+upper bound.
 
 The computed closest point is clamped to its triangle's box, so its squared distance,
 summed in the same order as a box's, is never below the box bound of any node holding
 that triangle (rounding is monotone): pruning never drops the triangle that a test of
-every triangle would pick. Ties go to the lowest face index, so the walk and
+every triangle would pick. A point farther from the surface than its warm start's
+triangle is wide skips a triangle by its disk bound instead (:func:`slot_disks`),
+only where that bound clears the best by far more than both its rounding and the
+triangle distance's. Ties go to the lowest face index, so the walk and
 :func:`closest_brute` agree exactly.
 """
 
@@ -19,187 +20,13 @@ import numpy as np
 from numba import njit, prange
 
 from hitbox._kernels.lanes import chunk_span, lane_count
+from hitbox._kernels.triangle_closest import closest_on_triangle, closest_point_on
 
-#: Triangles with |ab x ac|^2 (four times the squared area) at most this times the
-#: longest edge's length to the fourth are thin: rounding may put a point in the wrong
-#: one of Ericson's regions (a point of the triangle, but not the nearest), so all
-#: their candidates are compared.
-THIN = 1e-6
 #: Points per call from which the parallel kernel is used.
 PARALLEL_MIN = 4096
 #: Points per call from which the caller walks them in spatial order.
 SORT_MIN = 256
 _CHUNK = 256  # consecutive points walked by one thread, sharing the warm start
-
-
-@njit(inline="always")
-def _clamp(x, lo, hi):
-    return lo if x < lo else (hi if x > hi else x)
-
-
-@njit
-def _on_segment(px, py, pz, ax, ay, az, bx, by, bz):
-    """(squared distance, t): the point a + t (b - a), t in [0, 1], of segment ab
-    closest to p."""
-    ex, ey, ez = bx - ax, by - ay, bz - az
-    den = ex * ex + ey * ey + ez * ez
-    num = (px - ax) * ex + (py - ay) * ey + (pz - az) * ez
-    t = 0.0 if den <= 0.0 else _clamp(num / den, 0.0, 1.0)
-    qx, qy, qz = ax + t * ex, ay + t * ey, az + t * ez
-    return (px - qx) ** 2 + (py - qy) ** 2 + (pz - qz) ** 2, t
-
-
-@njit
-def _dots(ux, uy, uz, vx, vy, vz, wx, wy, wz):
-    """(u . w, v . w)."""
-    return ux * wx + uy * wy + uz * wz, vx * wx + vy * wy + vz * wz
-
-
-@njit
-def _edge_t(v, d_from, d_to):
-    """t along an edge where p lies in the edge's Voronoi region, else -1 (Ericson's
-    edge test): ``v`` the face barycentric of the vertex opposite, ``d_from`` and
-    ``d_to`` the edge's dot products with p minus each end. An edge of no length has
-    no region: the other tests answer."""
-    if v <= 0.0 and d_from >= 0.0 and d_to <= 0.0 and d_from - d_to > 0.0:
-        return d_from / (d_from - d_to)
-    return -1.0
-
-
-@njit
-def _vertex_or_edge(e_a, o_a, e_v, o_v):
-    """Ericson's test of vertex v, then of the edge e from vertex a to v: (weight of v,
-    the face barycentric of the third vertex); the weight is 1 in v's region, in [0, 1]
-    in the edge's, -1 in neither. ``e_a``, ``o_a``: e and the triangle's other edge
-    from a, dotted with p - a; ``e_v``, ``o_v``: with p - v."""
-    if e_v >= 0.0 and o_v <= e_v:
-        return 1.0, 0.0
-    v = e_a * o_v - e_v * o_a
-    return _edge_t(v, e_a, e_v), v
-
-
-@njit(inline="always")
-def closest_on_triangle(tris, s, px, py, pz):
-    """(squared distance, qx, qy, qz, wa, wb, wc): the point of triangle s of a (S, 3, 3)
-    array closest to p (:func:`closest_point_on`)."""
-    return closest_point_on(
-        px, py, pz, tris[s, 0, 0], tris[s, 0, 1], tris[s, 0, 2],
-        tris[s, 1, 0], tris[s, 1, 1], tris[s, 1, 2],
-        tris[s, 2, 0], tris[s, 2, 1], tris[s, 2, 2],
-    )  # fmt: skip
-
-
-# inlined into its one caller: a real call is a large share of the triangle test
-@njit(inline="always")
-def _weights(px, py, pz, ax, ay, az, bx, by, bz, cx, cy, cz):
-    """Barycentric weights (wa, wb, wc) of the point of triangle abc closest to p:
-    Ericson's region tests in his order, the first that holds answering; a thin
-    triangle (:data:`THIN`) by :func:`_thin_weights`."""
-    abx, aby, abz = bx - ax, by - ay, bz - az
-    acx, acy, acz = cx - ax, cy - ay, cz - az
-    uu = abx * abx + aby * aby + abz * abz
-    ww = acx * acx + acy * acy + acz * acz
-    uw = abx * acx + aby * acy + abz * acz
-    longest = max(uu, ww, uu + ww - 2.0 * uw)  # of the three squared edge lengths
-    if uu * ww - uw * uw <= THIN * longest * longest:
-        return _thin_weights(px, py, pz, ax, ay, az, bx, by, bz, cx, cy, cz)
-    d1, d2 = _dots(abx, aby, abz, acx, acy, acz, px - ax, py - ay, pz - az)
-    if d1 <= 0.0 and d2 <= 0.0:  # vertex a
-        return 1.0, 0.0, 0.0
-    d3, d4 = _dots(abx, aby, abz, acx, acy, acz, px - bx, py - by, pz - bz)
-    t, vc = _vertex_or_edge(d1, d2, d3, d4)
-    if t >= 0.0:  # vertex b or edge ab
-        return 1.0 - t, t, 0.0
-    d5, d6 = _dots(abx, aby, abz, acx, acy, acz, px - cx, py - cy, pz - cz)
-    t, vb = _vertex_or_edge(d2, d1, d6, d5)
-    if t >= 0.0:  # vertex c or edge ac
-        return 1.0 - t, 0.0, t
-    va = d3 * d6 - d5 * d4
-    t = _edge_t(va, d4 - d3, d6 - d5)
-    if t >= 0.0:  # edge bc
-        return 0.0, 1.0 - t, t
-    if va > 0.0 and vb > 0.0 and vc > 0.0:  # the face
-        return _face_weights(va, vb, vc)
-    # rounding kept p from every region (it lies on a boundary): every candidate
-    return _thin_weights(px, py, pz, ax, ay, az, bx, by, bz, cx, cy, cz)
-
-
-@njit(inline="always")
-def _face_weights(va, vb, vc):
-    """Ericson's face weights from the three region values (each > 0)."""
-    den = 1.0 / (va + vb + vc)
-    wb, wc = vb * den, vc * den
-    return max(1.0 - wb - wc, 0.0), wb, wc  # rounding: keep them a partition of one
-
-
-@njit
-def _thin_weights(px, py, pz, ax, ay, az, bx, by, bz, cx, cy, cz):
-    """:func:`_weights` of a needle, a sliver or a point, where rounding decides
-    Ericson's regions: the nearest of the edges' points and of p's foot on the plane
-    where it falls inside (every candidate a point of the triangle). The foot's
-    weights come from the normal of the two shorter edges (errors of order
-    eps / sin, against Ericson's eps / sin^2)."""
-    best, t = _on_segment(px, py, pz, ax, ay, az, bx, by, bz)
-    wa, wb, wc = 1.0 - t, t, 0.0
-    d, t = _on_segment(px, py, pz, ax, ay, az, cx, cy, cz)
-    if d < best:
-        best, wa, wb, wc = d, 1.0 - t, 0.0, t
-    d, t = _on_segment(px, py, pz, bx, by, bz, cx, cy, cz)
-    if d < best:
-        best, wa, wb, wc = d, 0.0, 1.0 - t, t
-    # o: the vertex opposite the longest edge; e and f: the edges from it
-    ab = (bx - ax) ** 2 + (by - ay) ** 2 + (bz - az) ** 2
-    ac = (cx - ax) ** 2 + (cy - ay) ** 2 + (cz - az) ** 2
-    bc = (cx - bx) ** 2 + (cy - by) ** 2 + (cz - bz) ** 2
-    if bc >= ab and bc >= ac:
-        o, e, f, k = (ax, ay, az), (bx, by, bz), (cx, cy, cz), 0
-    elif ac >= ab:
-        o, e, f, k = (bx, by, bz), (cx, cy, cz), (ax, ay, az), 1
-    else:
-        o, e, f, k = (cx, cy, cz), (ax, ay, az), (bx, by, bz), 2
-    ex, ey, ez = e[0] - o[0], e[1] - o[1], e[2] - o[2]
-    fx, fy, fz = f[0] - o[0], f[1] - o[1], f[2] - o[2]
-    nx, ny, nz = ey * fz - ez * fy, ez * fx - ex * fz, ex * fy - ey * fx
-    nn = nx * nx + ny * ny + nz * nz
-    if not nn > 0.0:
-        return wa, wb, wc
-    wx, wy, wz = px - o[0], py - o[1], pz - o[2]
-    # p = o + s e + t f + h n: s = n . (w x f) / nn, t = n . (e x w) / nn
-    s = (
-        nx * (wy * fz - wz * fy) + ny * (wz * fx - wx * fz) + nz * (wx * fy - wy * fx)
-    ) / nn
-    t = (
-        nx * (ey * wz - ez * wy) + ny * (ez * wx - ex * wz) + nz * (ex * wy - ey * wx)
-    ) / nn
-    if s < 0.0 or t < 0.0 or s + t > 1.0:
-        return wa, wb, wc
-    qx, qy, qz = o[0] + s * ex + t * fx, o[1] + s * ey + t * fy, o[2] + s * ez + t * fz
-    if (px - qx) ** 2 + (py - qy) ** 2 + (pz - qz) ** 2 < best:
-        r = 1.0 - s - t  # o's weight; e and f follow o around the triangle
-        if k == 0:
-            return r, s, t
-        if k == 1:
-            return t, r, s
-        return s, t, r
-    return wa, wb, wc
-
-
-@njit(cache=True, nogil=True)
-def closest_point_on(px, py, pz, ax, ay, az, bx, by, bz, cx, cy, cz):
-    """(squared distance, qx, qy, qz, wa, wb, wc): the point of triangle abc closest to
-    p, Ericson §5.1.5.
-
-    ``wa, wb, wc`` are its barycentric weights of the vertices (each in [0, 1], summing
-    to 1). A zero-area triangle is the segment or point it spans. Exact to rounding on
-    well-shaped triangles; on thin ones (:data:`THIN`) the distance is within about
-    1e-9 of the coordinates' size (tests/test_points.py, against exact rationals).
-    """
-    wa, wb, wc = _weights(px, py, pz, ax, ay, az, bx, by, bz, cx, cy, cz)
-    qx = _clamp(wa * ax + wb * bx + wc * cx, min(ax, bx, cx), max(ax, bx, cx))
-    qy = _clamp(wa * ay + wb * by + wc * cy, min(ay, by, cy), max(ay, by, cy))
-    qz = _clamp(wa * az + wb * bz + wc * cz, min(az, bz, cz), max(az, bz, cz))
-    dx, dy, dz = px - qx, py - qy, pz - qz
-    return dx * dx + dy * dy + dz * dz, qx, qy, qz, wa, wb, wc
 
 
 @njit(inline="always")
@@ -209,6 +36,59 @@ def box_d2(box, m, px, py, pz):
     dy = max(box[m, 0, 1] - py, 0.0, py - box[m, 1, 1])
     dz = max(box[m, 0, 2] - pz, 0.0, pz - box[m, 1, 2])
     return dx * dx + dy * dy + dz * dz
+
+
+#: The slack of the disk bound's test, in units of the squared sizes it is computed
+#: from (see :func:`_closest_wide_range`): some 2^12 times both its rounding and the
+#: triangle distance's (a few eps each), far below any gap it prunes.
+DISK_SLACK = 2.0**-40
+#: The disks of a call that walks no wide tree (fewer than WIDE_MIN points).
+NO_DISKS = np.empty((0, 8))
+
+
+@njit(cache=True, nogil=True)
+def slot_disks(tris):
+    """(S, 8) float64 for the triangles of a (S, 3, 3) array: centroid c (3), unit
+    normal n (3), radius r (the farthest vertex from c) and thickness h (the farthest
+    vertex from the plane through c across n: n's rounding), r and h rounded up. A
+    triangle of no area gets n = 0 and h = r: its disk is c's ball of radius r."""
+    out = np.empty((len(tris), 8))
+    for s in range(len(tris)):
+        a, b, c = tris[s, 0], tris[s, 1], tris[s, 2]
+        cx, cy, cz = (
+            (a[0] + b[0] + c[0]) / 3,
+            (a[1] + b[1] + c[1]) / 3,
+            (a[2] + b[2] + c[2]) / 3,
+        )
+        ux, uy, uz = b[0] - a[0], b[1] - a[1], b[2] - a[2]
+        vx, vy, vz = c[0] - a[0], c[1] - a[1], c[2] - a[2]
+        nx, ny, nz = uy * vz - uz * vy, uz * vx - ux * vz, ux * vy - uy * vx
+        size = np.sqrt(nx * nx + ny * ny + nz * nz)
+        if size > 0.0:
+            nx, ny, nz = nx / size, ny / size, nz / size
+        r, h = 0.0, 0.0
+        for v in (a, b, c):
+            dx, dy, dz = v[0] - cx, v[1] - cy, v[2] - cz
+            r = max(r, np.sqrt(dx * dx + dy * dy + dz * dz))
+            h = max(h, abs(nx * dx + ny * dy + nz * dz))
+        r *= 1.0 + DISK_SLACK
+        h = r if not size > 0.0 else h * (1.0 + DISK_SLACK) + DISK_SLACK * r
+        out[s, 0], out[s, 1], out[s, 2] = cx, cy, cz
+        out[s, 3], out[s, 4], out[s, 5] = nx, ny, nz
+        out[s, 6], out[s, 7] = r, h
+    return out
+
+
+@njit(inline="always")
+def disk_d2(qx, qy, qz, nx, ny, nz, r, h):
+    """(lower bound, |q|^2): the squared distance from p to a triangle held by the disk
+    (:func:`slot_disks`) is at least the square of p's offset along n beyond h plus
+    that of its offset across n beyond r, q = p - c (before rounding). Scalars only."""
+    along = qx * nx + qy * ny + qz * nz
+    qq = qx * qx + qy * qy + qz * qz
+    a = max(abs(along) - h, 0.0)
+    b = max(np.sqrt(max(qq - along * along, 0.0)) - r, 0.0)
+    return a * a + b * b, qq
 
 
 @njit(inline="always")
@@ -402,11 +282,20 @@ def wide_tree(node_box, node_first, node_count):
 
 @njit(cache=True, nogil=True)
 def _closest_wide_range(
-    wbox, wchild, node_first, node_count, tris, slot_box, prim_order, depth, points, order,
-    out_point, out_d, out_slot, out_w, start, stop,
+    wbox, wchild, node_first, node_count, tris, slot_box, disks, size, prim_order, depth,
+    points, order, out_point, out_d, out_slot, out_w, start, stop,
 ):  # fmt: skip
     """:func:`_closest_range` over the four-wide view: the same pruning (a lane whose
-    box is farther than the best is dropped; ties are walked), so the same answers."""
+    box is farther than the best is dropped; ties are walked), so the same answers.
+
+    A point farther than its warm start's disk radius tests each triangle by its disk
+    (``disks``, :func:`slot_disks`) instead of its box: a tilted triangle's box comes
+    as near as its size, its disk only as near as its plane. The disk skips a triangle
+    only where its bound passes the best by ``DISK_SLACK`` times ``size`` (the largest
+    |coordinate| of the triangles) times the distances, and times |p - c|^2: above the
+    bound's rounding and the triangle distance's, so a triangle that could win or tie
+    is tested.
+    """
     cap = 3 * depth + 8
     stack = np.empty(cap, np.int64)
     bound = np.empty(cap)
@@ -417,6 +306,7 @@ def _closest_wide_range(
         px, py, pz = points[p, 0], points[p, 1], points[p, 2]
         # from the previous point's triangle (_warm_start, written out as the leaf is)
         best, best_f, q = np.inf, NO_FACE, (0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+        far = True
         if best_s >= 0:
             s = best_s
             d, qx, qy, qz, wa, wb, wc = closest_point_on(
@@ -425,6 +315,9 @@ def _closest_wide_range(
                 tris[s, 2, 0], tris[s, 2, 1], tris[s, 2, 2],
             )  # fmt: skip
             best, best_f, q = d, prim_order[s], (qx, qy, qz, wa, wb, wc)
+            far = best > disks[s, 6] * disks[s, 6]
+        reach = DISK_SLACK * max(size, abs(px), abs(py), abs(pz))
+        slack = reach * np.sqrt(best)
         stack[0], bound[0] = 0, 0.0
         top = 1
         while top > 0:
@@ -437,8 +330,17 @@ def _closest_wide_range(
                 # of the walk's time)
                 f = node_first[-1 - w]
                 for s in range(f, f + node_count[-1 - w]):
-                    if box_d2(slot_box, s, px, py, pz) > best:
-                        continue
+                    if not far:
+                        if box_d2(slot_box, s, px, py, pz) > best:
+                            continue
+                    else:
+                        r = disks[s, 6]
+                        lb, qq = disk_d2(
+                            px - disks[s, 0], py - disks[s, 1], pz - disks[s, 2],
+                            disks[s, 3], disks[s, 4], disks[s, 5], r, disks[s, 7],
+                        )  # fmt: skip
+                        if lb > best + (slack + reach * r + DISK_SLACK * qq):
+                            continue
                     d, qx, qy, qz, wa, wb, wc = closest_point_on(
                         px, py, pz, tris[s, 0, 0], tris[s, 0, 1], tris[s, 0, 2],
                         tris[s, 1, 0], tris[s, 1, 1], tris[s, 1, 2],
@@ -447,6 +349,7 @@ def _closest_wide_range(
                     if d < best or (d == best and prim_order[s] < best_f):
                         best, best_s, best_f = d, s, prim_order[s]
                         q = (qx, qy, qz, wa, wb, wc)
+                        slack = reach * np.sqrt(best)
                 continue
             for lane in range(_LANES):  # summed as box_d2 sums: the same bounds
                 dx = max(wbox[w, 0, lane] - px, 0.0, px - wbox[w, 3, lane])
@@ -479,8 +382,8 @@ def _chunk_buffers():
 
 @njit(cache=True, nogil=True)
 def _closest_chunk(
-    wbox, wchild, node_first, node_count, tris, slot_box, prim_order, depth, points,
-    order, out_point, out_d, out_slot, out_w, lo, hi, buffers,
+    wbox, wchild, node_first, node_count, tris, slot_box, disks, size, prim_order, depth,
+    points, order, out_point, out_d, out_slot, out_w, lo, hi, buffers,
 ):  # fmt: skip
     """:func:`_closest_wide_range` over points order[lo..hi], gathered into a chunk
     first and their answers scattered after: the walks read and write one small block,
@@ -491,8 +394,8 @@ def _closest_chunk(
         p = order[lo + u]
         pts[u, 0], pts[u, 1], pts[u, 2] = points[p, 0], points[p, 1], points[p, 2]
     _closest_wide_range(
-        wbox, wchild, node_first, node_count, tris, slot_box, prim_order, depth, pts,
-        ident, q, d, slot, w, 0, m,
+        wbox, wchild, node_first, node_count, tris, slot_box, disks, size, prim_order,
+        depth, pts, ident, q, d, slot, w, 0, m,
     )  # fmt: skip
     for u in range(m):
         p = order[lo + u]
@@ -504,13 +407,14 @@ def _closest_chunk(
 
 @njit(cache=True, nogil=True)
 def closest(
-    node_box, node_first, node_count, tris, slot_box, prim_order, depth, points, order,
-    out_point, out_d, out_slot, out_w,
+    node_box, node_first, node_count, tris, slot_box, disks, size, prim_order, depth,
+    points, order, out_point, out_d, out_slot, out_w,
 ):  # fmt: skip
     """Closest point of the mesh to each point: point, distance, slot, barycentrics.
 
     ``tris`` are the triangles in slot order, ``slot_box`` their exact boxes (S, 2, 3),
-    ``prim_order[slot]`` their face index; the
+    ``disks`` their :func:`slot_disks` (from WIDE_MIN points on; else NO_DISKS) and
+    ``size`` the largest |coordinate| among them, ``prim_order[slot]`` their face index; the
     tree must hold at least one triangle. Points are walked in ``order`` (a permutation:
     each walk starts from the previous one's triangle) and answered in place.
     """
@@ -520,8 +424,9 @@ def closest(
         for c in range((len(points) + _CHUNK - 1) // _CHUNK):
             lo, hi = chunk_span(c, len(points), _CHUNK)
             _closest_chunk(
-                wbox, wchild, node_first, node_count, tris, slot_box, prim_order, depth,
-                points, order, out_point, out_d, out_slot, out_w, lo, hi, buffers,
+                wbox, wchild, node_first, node_count, tris, slot_box, disks, size,
+                prim_order, depth, points, order, out_point, out_d, out_slot, out_w,
+                lo, hi, buffers,
             )  # fmt: skip
     else:
         _closest_range(
@@ -532,8 +437,8 @@ def closest(
 
 @njit(cache=True, nogil=True, parallel=True)
 def closest_parallel(
-    node_box, node_first, node_count, tris, slot_box, prim_order, depth, points, order,
-    out_point, out_d, out_slot, out_w, threads,
+    node_box, node_first, node_count, tris, slot_box, disks, size, prim_order, depth,
+    points, order, out_point, out_d, out_slot, out_w, threads,
 ):  # fmt: skip
     """:func:`closest`, in parallel: chunks of consecutive points dealt round-robin to
     one lane per thread (``threads``: numba's thread count, from the caller)."""
@@ -545,8 +450,9 @@ def closest_parallel(
         for c in range(lane, n_chunks, lanes):
             lo, hi = chunk_span(c, n, _CHUNK)
             _closest_chunk(
-                wbox, wchild, node_first, node_count, tris, slot_box, prim_order, depth,
-                points, order, out_point, out_d, out_slot, out_w, lo, hi, buffers,
+                wbox, wchild, node_first, node_count, tris, slot_box, disks, size,
+                prim_order, depth, points, order, out_point, out_d, out_slot, out_w,
+                lo, hi, buffers,
             )  # fmt: skip
 
 

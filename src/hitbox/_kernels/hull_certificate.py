@@ -21,8 +21,9 @@ import numpy as np
 from numba import njit
 
 from hitbox._kernels.borrowed import borrowed
-from hitbox._kernels.closest import closest_on_triangle, make_nearest_walk
+from hitbox._kernels.closest import make_nearest_walk
 from hitbox._kernels.gjk import STALLED, grow, witnesses
+from hitbox._kernels.triangle_closest import closest_on_triangle
 from hitbox._kernels.triangle_distance import REL_EPS, tri_tri_distance
 from hitbox._kernels.triangle_points import load, load_xf
 

@@ -16,7 +16,7 @@ import math
 
 from numba import njit
 
-from hitbox._kernels.closest import closest_point_on
+from hitbox._kernels.triangle_closest import closest_point_on
 from hitbox._kernels.triangle_points import _cross, _dot, _sub, load, load_xf
 
 #: An edge-edge axis is left out when its cross product is shorter than this fraction

@@ -11,7 +11,7 @@ import math
 import numpy as np
 from numba import njit
 
-from hitbox._kernels.closest import closest_point_on
+from hitbox._kernels.triangle_closest import closest_point_on
 from hitbox._kernels.triangle_overlap import tri_tri_overlap
 from hitbox._kernels.triangle_points import _cross, _dot, _sub
 
@@ -31,7 +31,7 @@ def _axpy(s, d, p):
 @njit(inline="always")
 def closest_on_triangle(p, a, b, c):
     """(closest point of triangle abc to p, its barycentrics on (a, b, c)), points as
-    3-tuples: :func:`hitbox._kernels.closest.closest_point_on`."""
+    3-tuples: :func:`hitbox._kernels.triangle_closest.closest_point_on`."""
     _, qx, qy, qz, wa, wb, wc = closest_point_on(
         p[0], p[1], p[2], a[0], a[1], a[2], b[0], b[1], b[2], c[0], c[1], c[2]
     )

@@ -1,0 +1,112 @@
+"""The disk bound that the wide closest-point walk prunes triangles by.
+
+A point far from the surface tests each triangle of a leaf by its disk (centroid,
+unit normal, radius, thickness: ``_kernels.closest.slot_disks``) before the exact
+closest point. The bound must never pass a triangle's exact distance by more than the
+slack the walk allows it, and the walk must answer as every face does, bit for bit,
+wherever the triangles lie and however they are shaped.
+"""
+
+import numba
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from hitbox._kernels import closest as _closest
+from hitbox.mesh import TriangleMesh
+from tests import oracles_triangle as ot
+
+
+def _triangle(rng):
+    """A random triangle: well shaped, a sliver, a needle or a point, anywhere."""
+    a = rng.normal(size=3)
+    kind = rng.integers(4)
+    if kind == 0:
+        b, c = a + rng.normal(size=3), a + rng.normal(size=3)
+    elif kind == 1:  # a sliver: c nearly on the line ab
+        b = a + rng.normal(size=3)
+        c = a + rng.uniform(-0.5, 1.5) * (b - a) + rng.normal(size=3) * 1e-9
+    elif kind == 2:  # a needle: b and c nearly coincide
+        b = a + rng.normal(size=3)
+        c = b + rng.normal(size=3) * 1e-10
+    else:
+        b = c = a
+    tri = np.stack([a, b, c]) * 10.0 ** rng.uniform(-3, 3)
+    return tri + rng.normal(size=3) * 10.0 ** rng.integers(0, 7)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(0, 2**32 - 1))
+def test_the_disk_bound_stays_below_the_exact_distance(seed):
+    """Against the exact rational distance, within the walk's slack: DISK_SLACK times
+    the coordinates' size times (the distance plus the radius), plus times |p - c|^2."""
+    rng = np.random.default_rng(seed)
+    tri = _triangle(rng)
+    size = np.abs(tri).max()
+    # points near the plane, far along the normal, and anywhere around
+    p = tri.mean(axis=0) + rng.normal(size=3) * np.ptp(tri, axis=0).max() * 10.0 ** (
+        rng.uniform(-6, 2)
+    )
+    disk = _closest.slot_disks(tri[None])[0]
+    cx, cy, cz, nx, ny, nz, r, h = disk
+    lb, qq = _closest.disk_d2(p[0] - cx, p[1] - cy, p[2] - cz, nx, ny, nz, r, h)
+    exact = float(ot.point_triangle_distance2(p, tri))
+    reach = _closest.DISK_SLACK * max(size, np.abs(p).max())
+    slack = reach * (np.sqrt(exact) + r) + _closest.DISK_SLACK * qq
+    assert lb <= exact + slack
+    # the disk holds the triangle: its radius and thickness bound every vertex
+    n = np.array([nx, ny, nz])
+    for v in tri:
+        assert np.linalg.norm(v - disk[:3]) <= r * (1 + 1e-9)
+        assert abs(n @ (v - disk[:3])) <= h + 1e-9 * r
+
+
+def _far_soup(rng, n, offset):
+    """n random triangles (slivers and needles among them) near a point ``offset``
+    from the origin, in a fan of tilts so that boxes and disks differ."""
+    tris = []
+    for _ in range(n):
+        a = rng.uniform(-1, 1, 3)
+        u, w = rng.normal(size=3) * 0.1, rng.normal(size=3) * 0.1
+        kind = rng.integers(5)
+        if kind == 3:
+            w = u * rng.uniform(-1, 2) + rng.normal(size=3) * 1e-9
+        elif kind == 4:
+            w = u + rng.normal(size=3) * 1e-10
+        tris.append([a, a + u, a + w])
+    tris = np.array(tris) + offset
+    return TriangleMesh(tris.reshape(-1, 3), np.arange(3 * n).reshape(n, 3))
+
+
+@settings(max_examples=12, deadline=None)
+@given(
+    st.integers(0, 2**32 - 1),
+    st.sampled_from([0.0, 1e3, 1e6]),
+    st.sampled_from([1, 2]),
+)
+def test_the_wide_walk_on_far_and_tilted_triangles_matches_the_twin(
+    seed, offset, threads
+):
+    """From WIDE_MIN points on, far points prune by disks: the answers of every face,
+    bit for bit, ties included (points on vertices, edges and centres, a grid), with
+    the triangles near the origin or 10^3 or 10^6 from it."""
+    rng = np.random.default_rng(seed)
+    mesh = _far_soup(rng, 150, offset)
+    tris = mesh.triangles
+    pts = np.concatenate([
+        mesh.vertices, tris.mean(axis=1), tris[:, :2].mean(axis=1),
+        rng.integers(-6, 7, (600, 3)) / 2 + offset,
+        rng.uniform(-4, 4, (_closest.WIDE_MIN, 3)) + offset,
+        rng.uniform(-1.2, 1.2, (1000, 3)) + offset,
+    ])  # fmt: skip
+    before = numba.get_num_threads()
+    numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
+    try:
+        res = mesh.closest_point(pts)
+    finally:
+        numba.set_num_threads(before)
+    twin = mesh.closest_point_brute(pts)
+    np.testing.assert_array_equal(res.face, twin.face)
+    np.testing.assert_array_equal(res.distance, twin.distance)
+    np.testing.assert_array_equal(res.point, twin.point)
+    np.testing.assert_array_equal(res.barycentric, twin.barycentric)
