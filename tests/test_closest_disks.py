@@ -1,10 +1,11 @@
-"""The disk bound that the wide closest-point walk prunes triangles by.
+"""The disk bounds that the wide closest-point walk prunes nodes and triangles by.
 
-A point far from the surface tests each triangle of a leaf by its disk (centroid,
-unit normal, radius, thickness: ``_kernels.closest.slot_disks``) before the exact
-closest point. The bound must never pass a triangle's exact distance by more than the
-slack the walk allows it, and the walk must answer as every face does, bit for bit,
-wherever the triangles lie and however they are shaped.
+A point far from the surface bounds each lane of the four-wide tree and each triangle
+of a leaf by its disk (centre, unit normal, radius, thickness:
+``_kernels.point_tree``) before it opens the node or tests the triangle. A disk must
+hold everything below it, its bound must never pass a triangle's exact distance by
+more than the slack the walk allows it, and the walk must answer as every face does,
+bit for bit, wherever the triangles lie and however they are shaped.
 """
 
 import numba
@@ -13,6 +14,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from hitbox._kernels import closest as _closest
+from hitbox._kernels import point_tree as _point_tree
+from hitbox._torus import torus_mesh
 from hitbox.mesh import TriangleMesh
 from tests import oracles_triangle as ot
 
@@ -47,18 +50,60 @@ def test_the_disk_bound_stays_below_the_exact_distance(seed):
     p = tri.mean(axis=0) + rng.normal(size=3) * np.ptp(tri, axis=0).max() * 10.0 ** (
         rng.uniform(-6, 2)
     )
-    disk = _closest.slot_disks(tri[None])[0]
+    disk = _point_tree.slot_disks(tri[None])[0]
     cx, cy, cz, nx, ny, nz, r, h = disk
-    lb, qq = _closest.disk_d2(p[0] - cx, p[1] - cy, p[2] - cz, nx, ny, nz, r, h)
+    lb, qq = _point_tree.disk_d2(p[0] - cx, p[1] - cy, p[2] - cz, nx, ny, nz, r, h)
     exact = float(ot.point_triangle_distance2(p, tri))
-    reach = _closest.DISK_SLACK * max(size, np.abs(p).max())
-    slack = reach * (np.sqrt(exact) + r) + _closest.DISK_SLACK * qq
+    reach = _point_tree.DISK_SLACK * max(size, np.abs(p).max())
+    slack = reach * (np.sqrt(exact) + r) + _point_tree.DISK_SLACK * qq
     assert lb <= exact + slack
     # the disk holds the triangle: its radius and thickness bound every vertex
     n = np.array([nx, ny, nz])
     for v in tri:
         assert np.linalg.norm(v - disk[:3]) <= r * (1 + 1e-9)
         assert abs(n @ (v - disk[:3])) <= h + 1e-9 * r
+
+
+def _holds(disk, pts):
+    """Whether the disk holds the points: within r of its centre, h of its plane."""
+    c, n, r, h = disk[:3], disk[3:6], disk[6], disk[7]
+    off = pts - c
+    inside = np.linalg.norm(off, axis=1) <= r * (1 + 1e-12)
+    return bool((inside & (np.abs(off @ n) <= h + 1e-12 * r)).all())
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.sampled_from([0.0, 1e3, 1e6]))
+def test_every_node_disk_holds_its_triangles(seed, offset):
+    """Each node's disk (fitted at the leaves, bounded from the children's above them)
+    holds every vertex of every triangle below it, and each slot's disk its triangle,
+    flat to the rounding of its coordinates where the triangle has an area."""
+    rng = np.random.default_rng(seed)
+    for mesh in (_far_soup(rng, 60, offset), TriangleMesh(*torus_mesh(600))):
+        tree, tris = mesh.bvh, mesh._slot_tris
+        disks = _point_tree.node_disks(tree.node_first, tree.node_count, tris)
+        for m in range(len(tree.node_count)):
+            lo, hi = _span(tree, m)
+            assert _holds(disks[m], tris[lo:hi].reshape(-1, 3)), m
+        slots = _point_tree.slot_disks(tris)
+        for s, disk in enumerate(slots):
+            assert _holds(disk, tris[s])
+        area = np.linalg.norm(
+            np.cross(tris[:, 1] - tris[:, 0], tris[:, 2] - tris[:, 0]), axis=1
+        )
+        wide = area > 1e-6 * slots[:, 6] ** 2
+        flat = 1e-9 * slots[wide, 6] + 1e-14 * np.abs(tris).max()  # rounding of c
+        assert (slots[wide, 7] <= flat).all()
+
+
+def _span(tree, m):
+    """The slots below node m, [lo, hi): contiguous in every tree hitbox builds."""
+    f, c = tree.node_first[m], tree.node_count[m]
+    if c:
+        return f, f + c
+    (a, b), (d, e) = _span(tree, f), _span(tree, f + 1)
+    assert b == d or e == a  # the two children's slots meet
+    return min(a, d), max(b, e)
 
 
 def _far_soup(rng, n, offset):

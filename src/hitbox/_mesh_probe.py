@@ -16,6 +16,7 @@ from hitbox._kernels import bvh_ray as _ray
 from hitbox._kernels import closest as _closest
 from hitbox._kernels import inside as _inside
 from hitbox._kernels import point_order as _order
+from hitbox._kernels import point_tree as _point_tree
 from hitbox._kernels import winding_tree as _winding
 from hitbox.triangle import RayHits
 
@@ -108,18 +109,22 @@ def closest_point(mesh, points):
         order = (_order.spatial_order_parallel if parallel else _order.spatial_order)(pts)
     mesh = query_mesh(mesh, n, "points")
     tree = mesh.bvh
-    disks = _closest.NO_DISKS
-    if n >= _closest.WIDE_MIN:  # the walks that prune triangles by their disks
-        if mesh._disks is None:
-            mesh._disks = _closest.slot_disks(mesh._slot_tris)
-        disks = mesh._disks
-    walk = (tree.node_box, tree.node_first, tree.node_count, mesh._slot_tris)
-    walk += (mesh._args[6], disks, mesh._size(), tree.prim_order, tree.depth, pts)
-    walk += (order, q, d, slot, w)
+    wide = _closest.NO_WIDE
+    if n >= _closest.WIDE_MIN:
+        if mesh._point_tree is None:  # built once, in time linear in the faces
+            tris = mesh._slot_tris
+            disks = _point_tree.node_disks(tree.node_first, tree.node_count, tris)
+            view = _point_tree.wide_tree(
+                tree.node_box, tree.node_first, tree.node_count, disks
+            )
+            mesh._point_tree = (*view, _point_tree.slot_disks(tris))
+        wide = mesh._point_tree
+    walk = (tree.node_first, tree.node_count, mesh._slot_tris, mesh._args[6])
+    walk += (tree.prim_order, tree.depth, pts, order, q, d, slot, w, wide, mesh._size())
     if parallel:
         _closest.closest_parallel(*walk, threads)
     else:
-        _closest.closest(*walk)
+        _closest.closest(tree.node_box, *walk)
     face = tree.prim_order[slot]
     return _closest_tuple(q, d, face, w, single)
 

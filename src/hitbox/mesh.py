@@ -55,7 +55,7 @@ class TriangleMesh(MeshCollisions, MeshProbes):
     __slots__ = (
         "vertices", "faces", "bvh", "_slot_tris", "_args", "_wide", "_closed", "_boxes",
         "_kinds", "_grid", "_magnitude", "_twins", "_asked", "_convex", "_fans",
-        "_hull", "_partner", "_disks",
+        "_hull", "_partner", "_point_tree",
     )  # fmt: skip
 
     def __init__(
@@ -86,7 +86,7 @@ class TriangleMesh(MeshCollisions, MeshProbes):
         self._asked = {}  # rays cast and points asked so far (_mesh_probe.query_mesh)
         self._convex = None  # the slot triangles as convex shapes, made on demand
         self._fans = None  # the nodes' boundary edges, for winding numbers, on demand
-        self._disks = None  # the slots' disks, for closest points, on demand
+        self._point_tree = None  # the tree's view for closest points, on demand
         self._hull = None  # the convex hull that certifies distances, made on demand
         self._partner = None  # the last mesh this one's distance was asked to, and how
         slot_tris = np.ascontiguousarray(tris[bvh.prim_order])

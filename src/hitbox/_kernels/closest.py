@@ -20,6 +20,7 @@ import numpy as np
 from numba import njit, prange
 
 from hitbox._kernels.lanes import chunk_span, lane_count
+from hitbox._kernels.point_tree import _LANES, _NO_LANE, DISK_SLACK, disk_d2
 from hitbox._kernels.triangle_closest import closest_on_triangle, closest_point_on
 
 #: Points per call from which the parallel kernel is used.
@@ -36,59 +37,6 @@ def box_d2(box, m, px, py, pz):
     dy = max(box[m, 0, 1] - py, 0.0, py - box[m, 1, 1])
     dz = max(box[m, 0, 2] - pz, 0.0, pz - box[m, 1, 2])
     return dx * dx + dy * dy + dz * dz
-
-
-#: The slack of the disk bound's test, in units of the squared sizes it is computed
-#: from (see :func:`_closest_wide_range`): some 2^12 times both its rounding and the
-#: triangle distance's (a few eps each), far below any gap it prunes.
-DISK_SLACK = 2.0**-40
-#: The disks of a call that walks no wide tree (fewer than WIDE_MIN points).
-NO_DISKS = np.empty((0, 8))
-
-
-@njit(cache=True, nogil=True)
-def slot_disks(tris):
-    """(S, 8) float64 for the triangles of a (S, 3, 3) array: centroid c (3), unit
-    normal n (3), radius r (the farthest vertex from c) and thickness h (the farthest
-    vertex from the plane through c across n: n's rounding), r and h rounded up. A
-    triangle of no area gets n = 0 and h = r: its disk is c's ball of radius r."""
-    out = np.empty((len(tris), 8))
-    for s in range(len(tris)):
-        a, b, c = tris[s, 0], tris[s, 1], tris[s, 2]
-        cx, cy, cz = (
-            (a[0] + b[0] + c[0]) / 3,
-            (a[1] + b[1] + c[1]) / 3,
-            (a[2] + b[2] + c[2]) / 3,
-        )
-        ux, uy, uz = b[0] - a[0], b[1] - a[1], b[2] - a[2]
-        vx, vy, vz = c[0] - a[0], c[1] - a[1], c[2] - a[2]
-        nx, ny, nz = uy * vz - uz * vy, uz * vx - ux * vz, ux * vy - uy * vx
-        size = np.sqrt(nx * nx + ny * ny + nz * nz)
-        if size > 0.0:
-            nx, ny, nz = nx / size, ny / size, nz / size
-        r, h = 0.0, 0.0
-        for v in (a, b, c):
-            dx, dy, dz = v[0] - cx, v[1] - cy, v[2] - cz
-            r = max(r, np.sqrt(dx * dx + dy * dy + dz * dz))
-            h = max(h, abs(nx * dx + ny * dy + nz * dz))
-        r *= 1.0 + DISK_SLACK
-        h = r if not size > 0.0 else h * (1.0 + DISK_SLACK) + DISK_SLACK * r
-        out[s, 0], out[s, 1], out[s, 2] = cx, cy, cz
-        out[s, 3], out[s, 4], out[s, 5] = nx, ny, nz
-        out[s, 6], out[s, 7] = r, h
-    return out
-
-
-@njit(inline="always")
-def disk_d2(qx, qy, qz, nx, ny, nz, r, h):
-    """(lower bound, |q|^2): the squared distance from p to a triangle held by the disk
-    (:func:`slot_disks`) is at least the square of p's offset along n beyond h plus
-    that of its offset across n beyond r, q = p - c (before rounding). Scalars only."""
-    along = qx * nx + qy * ny + qz * nz
-    qq = qx * qx + qy * qy + qz * qz
-    a = max(abs(along) - h, 0.0)
-    b = max(np.sqrt(max(qq - along * along, 0.0)) - r, 0.0)
-    return a * a + b * b, qq
 
 
 @njit(inline="always")
@@ -219,83 +167,42 @@ def _closest_range(
         _answer(out_point, out_d, out_slot, out_w, p, best, best_s, q)
 
 
-#: Points per call from which the walk goes over a four-wide view of the tree (built per
-#: call, linear in the nodes).
+#: Points per call from which the walk goes over the four-wide view of the tree
+#: (:mod:`hitbox._kernels.point_tree`, built once a mesh is asked about this many).
 WIDE_MIN = 4096
-_LANES = 4
-_NO_LANE = -(2**62)  # an unused lane's child
-
-
-@njit(cache=True, nogil=True)
-def wide_tree(node_box, node_first, node_count):
-    """(box, child): a four-wide view of the binary tree, each wide node the up to four
-    nodes below two levels of it (Wald et al. 2008, "Getting rid of packets"; Embree's
-    BVH4 collapse). ``box[w]`` is (6, 4): lo x, y, z then hi x, y, z of the lanes,
-    lane-minor, so that the four distances vectorize; an unused lane is the empty box.
-    ``child[w, l]`` is a wide node (>= 0) or ``-1 - m`` for binary leaf m."""
-    n = len(node_count)
-    cap = max(1, n // 2 + 1)
-    box = np.empty((cap, 6, _LANES))
-    child = np.full((cap, _LANES), _NO_LANE, np.int64)
-    todo = np.empty(cap, np.int64)  # binary inner nodes still to make into wide nodes
-    lanes = np.empty(_LANES, np.int64)
-    todo[0] = 0
-    n_w, head = 1, 0  # wide node w comes from binary node todo[w]
-    if node_count[0] > 0:  # one leaf: one wide node of one lane
-        for a in range(3):
-            box[0, a, :] = np.inf
-            box[0, 3 + a, :] = -np.inf
-            box[0, a, 0] = node_box[0, 0, a]
-            box[0, 3 + a, 0] = node_box[0, 1, a]
-        child[0, 0] = -1
-        return box, child
-    while head < n_w:
-        m = todo[head]
-        f = node_first[m]
-        k = 0
-        for c in (f, f + 1):  # each inner child gives its two children
-            if node_count[c] == 0:
-                lanes[k], lanes[k + 1] = node_first[c], node_first[c] + 1
-                k += 2
-            else:
-                lanes[k] = c
-                k += 1
-        for lane in range(_LANES):
-            for a in range(3):
-                if lane < k:
-                    box[head, a, lane] = node_box[lanes[lane], 0, a]
-                    box[head, 3 + a, lane] = node_box[lanes[lane], 1, a]
-                else:
-                    box[head, a, lane] = np.inf
-                    box[head, 3 + a, lane] = -np.inf
-            if lane < k:
-                c = lanes[lane]
-                if node_count[c] > 0:
-                    child[head, lane] = -1 - c
-                else:
-                    child[head, lane] = n_w
-                    todo[n_w] = c
-                    n_w += 1
-        head += 1
-    return box[:n_w], child[:n_w]
+#: A point whose warm start lies farther than this many radii of its triangle's disk
+#: tests triangles by their disks, not their boxes (nearer, the box is as good and
+#: cheaper: benchmarks/README.md).
+FAR_SLOTS = 1.0
+#: ... and farther than this many, the lanes of the wide nodes too (nearer, their
+#: disks cost more than they prune).
+FAR_LANES = 16.0
+#: The ``wide`` argument of a call that walks the binary tree.
+NO_WIDE = (
+    np.empty((0, 6, _LANES)), np.empty((0, 8, _LANES)), np.empty((0, _LANES), np.int64),
+    np.empty((0, 8)),
+)  # fmt: skip
 
 
 @njit(cache=True, nogil=True)
 def _closest_wide_range(
-    wbox, wchild, node_first, node_count, tris, slot_box, disks, size, prim_order, depth,
-    points, order, out_point, out_d, out_slot, out_w, start, stop,
+    wide, node_first, node_count, tris, slot_box, size, prim_order, depth, points, order,
+    out_point, out_d, out_slot, out_w, start, stop,
 ):  # fmt: skip
-    """:func:`_closest_range` over the four-wide view: the same pruning (a lane whose
-    box is farther than the best is dropped; ties are walked), so the same answers.
+    """:func:`_closest_range` over the four-wide view ``wide`` (box, disk, child, slot
+    disk: :mod:`hitbox._kernels.point_tree`): the same pruning (a lane whose box is
+    farther than the best is dropped; ties are walked), so the same answers.
 
-    A point farther than its warm start's disk radius tests each triangle by its disk
-    (``disks``, :func:`slot_disks`) instead of its box: a tilted triangle's box comes
-    as near as its size, its disk only as near as its plane. The disk skips a triangle
-    only where its bound passes the best by ``DISK_SLACK`` times ``size`` (the largest
-    |coordinate| of the triangles) times the distances, and times |p - c|^2: above the
-    bound's rounding and the triangle distance's, so a triangle that could win or tie
-    is tested.
+    A point farther than its warm start's triangle is wide (:data:`FAR_SLOTS`) tests
+    each triangle by its disk instead of its box, and one farther still
+    (:data:`FAR_LANES`) also bounds each lane by its disk: a tilted patch's box comes
+    as near as the patch is wide, its disk only as near as it is flat. A disk
+    prunes only where its bound passes the best by ``DISK_SLACK`` times ``size`` (the
+    largest |coordinate| of the triangles) times the distances, and times |p - c|^2:
+    above the bound's rounding and the triangle distance's, so nothing that could win
+    or tie is dropped.
     """
+    wbox, wdisk, wchild, disks = wide
     cap = 3 * depth + 8
     stack = np.empty(cap, np.int64)
     bound = np.empty(cap)
@@ -306,7 +213,7 @@ def _closest_wide_range(
         px, py, pz = points[p, 0], points[p, 1], points[p, 2]
         # from the previous point's triangle (_warm_start, written out as the leaf is)
         best, best_f, q = np.inf, NO_FACE, (0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
-        far = True
+        far, far_lanes = True, True
         if best_s >= 0:
             s = best_s
             d, qx, qy, qz, wa, wb, wc = closest_point_on(
@@ -315,9 +222,12 @@ def _closest_wide_range(
                 tris[s, 2, 0], tris[s, 2, 1], tris[s, 2, 2],
             )  # fmt: skip
             best, best_f, q = d, prim_order[s], (qx, qy, qz, wa, wb, wc)
-            far = best > disks[s, 6] * disks[s, 6]
-        reach = DISK_SLACK * max(size, abs(px), abs(py), abs(pz))
-        slack = reach * np.sqrt(best)
+            far = best > (FAR_SLOTS * disks[s, 6]) ** 2
+            far_lanes = best > (FAR_LANES * disks[s, 6]) ** 2
+        reach, slack = 0.0, 0.0  # what the disks allow past their bound
+        if far:
+            reach = DISK_SLACK * max(size, abs(px), abs(py), abs(pz))
+            slack = reach * np.sqrt(best)
         stack[0], bound[0] = 0, 0.0
         top = 1
         while top > 0:
@@ -349,13 +259,24 @@ def _closest_wide_range(
                     if d < best or (d == best and prim_order[s] < best_f):
                         best, best_s, best_f = d, s, prim_order[s]
                         q = (qx, qy, qz, wa, wb, wc)
-                        slack = reach * np.sqrt(best)
+                        if far:
+                            slack = reach * np.sqrt(best)
                 continue
             for lane in range(_LANES):  # summed as box_d2 sums: the same bounds
                 dx = max(wbox[w, 0, lane] - px, 0.0, px - wbox[w, 3, lane])
                 dy = max(wbox[w, 1, lane] - py, 0.0, py - wbox[w, 4, lane])
                 dz = max(wbox[w, 2, lane] - pz, 0.0, pz - wbox[w, 5, lane])
                 dist[lane] = dx * dx + dy * dy + dz * dz
+            if far_lanes:  # the lanes' disks, less their slack: never above a true bound
+                for lane in range(_LANES):
+                    r = wdisk[w, 6, lane]
+                    lb, qq = disk_d2(
+                        px - wdisk[w, 0, lane], py - wdisk[w, 1, lane],
+                        pz - wdisk[w, 2, lane], wdisk[w, 3, lane], wdisk[w, 4, lane],
+                        wdisk[w, 5, lane], r, wdisk[w, 7, lane],
+                    )  # fmt: skip
+                    lb -= slack + reach * r + DISK_SLACK * qq
+                    dist[lane] = max(dist[lane], lb)
             # push the lanes within the best; the nearest goes on top, walked next
             near, bn = -1, np.inf
             for lane in range(_LANES):
@@ -382,8 +303,8 @@ def _chunk_buffers():
 
 @njit(cache=True, nogil=True)
 def _closest_chunk(
-    wbox, wchild, node_first, node_count, tris, slot_box, disks, size, prim_order, depth,
-    points, order, out_point, out_d, out_slot, out_w, lo, hi, buffers,
+    wide, node_first, node_count, tris, slot_box, size, prim_order, depth, points, order,
+    out_point, out_d, out_slot, out_w, lo, hi, buffers,
 ):  # fmt: skip
     """:func:`_closest_wide_range` over points order[lo..hi], gathered into a chunk
     first and their answers scattered after: the walks read and write one small block,
@@ -394,8 +315,8 @@ def _closest_chunk(
         p = order[lo + u]
         pts[u, 0], pts[u, 1], pts[u, 2] = points[p, 0], points[p, 1], points[p, 2]
     _closest_wide_range(
-        wbox, wchild, node_first, node_count, tris, slot_box, disks, size, prim_order,
-        depth, pts, ident, q, d, slot, w, 0, m,
+        wide, node_first, node_count, tris, slot_box, size, prim_order, depth, pts,
+        ident, q, d, slot, w, 0, m,
     )  # fmt: skip
     for u in range(m):
         p = order[lo + u]
@@ -407,26 +328,25 @@ def _closest_chunk(
 
 @njit(cache=True, nogil=True)
 def closest(
-    node_box, node_first, node_count, tris, slot_box, disks, size, prim_order, depth,
-    points, order, out_point, out_d, out_slot, out_w,
+    node_box, node_first, node_count, tris, slot_box, prim_order, depth, points, order,
+    out_point, out_d, out_slot, out_w, wide, size,
 ):  # fmt: skip
     """Closest point of the mesh to each point: point, distance, slot, barycentrics.
 
     ``tris`` are the triangles in slot order, ``slot_box`` their exact boxes (S, 2, 3),
-    ``disks`` their :func:`slot_disks` (from WIDE_MIN points on; else NO_DISKS) and
-    ``size`` the largest |coordinate| among them, ``prim_order[slot]`` their face index; the
-    tree must hold at least one triangle. Points are walked in ``order`` (a permutation:
-    each walk starts from the previous one's triangle) and answered in place.
+    ``prim_order[slot]`` their face index; the tree must hold at least one triangle.
+    ``wide`` is the tree's four-wide view (:mod:`hitbox._kernels.point_tree`; the
+    walk goes over it unless it is :data:`NO_WIDE`), ``size`` the largest |coordinate|
+    of the triangles. Points are walked in ``order`` (a permutation: each walk starts
+    from the previous one's triangle) and answered in place.
     """
-    if len(points) >= WIDE_MIN:
-        wbox, wchild = wide_tree(node_box, node_first, node_count)
+    if len(wide[2]):
         buffers = _chunk_buffers()
         for c in range((len(points) + _CHUNK - 1) // _CHUNK):
             lo, hi = chunk_span(c, len(points), _CHUNK)
             _closest_chunk(
-                wbox, wchild, node_first, node_count, tris, slot_box, disks, size,
-                prim_order, depth, points, order, out_point, out_d, out_slot, out_w,
-                lo, hi, buffers,
+                wide, node_first, node_count, tris, slot_box, size, prim_order, depth,
+                points, order, out_point, out_d, out_slot, out_w, lo, hi, buffers,
             )  # fmt: skip
     else:
         _closest_range(
@@ -437,22 +357,21 @@ def closest(
 
 @njit(cache=True, nogil=True, parallel=True)
 def closest_parallel(
-    node_box, node_first, node_count, tris, slot_box, disks, size, prim_order, depth,
-    points, order, out_point, out_d, out_slot, out_w, threads,
+    node_first, node_count, tris, slot_box, prim_order, depth, points, order, out_point,
+    out_d, out_slot, out_w, wide, size, threads,
 ):  # fmt: skip
-    """:func:`closest`, in parallel: chunks of consecutive points dealt round-robin to
-    one lane per thread (``threads``: numba's thread count, from the caller)."""
+    """:func:`closest` over the four-wide view, in parallel: chunks of consecutive
+    points dealt round-robin to one lane per thread (``threads``: numba's thread count,
+    from the caller)."""
     n = len(points)
-    wbox, wchild = wide_tree(node_box, node_first, node_count)
     lanes, n_chunks = lane_count(n, threads, _CHUNK)
     for lane in prange(lanes):
         buffers = _chunk_buffers()
         for c in range(lane, n_chunks, lanes):
             lo, hi = chunk_span(c, n, _CHUNK)
             _closest_chunk(
-                wbox, wchild, node_first, node_count, tris, slot_box, disks, size,
-                prim_order, depth, points, order, out_point, out_d, out_slot, out_w,
-                lo, hi, buffers,
+                wide, node_first, node_count, tris, slot_box, size, prim_order, depth,
+                points, order, out_point, out_d, out_slot, out_w, lo, hi, buffers,
             )  # fmt: skip
 
 
