@@ -9,10 +9,10 @@ upper bound.
 The computed closest point is clamped to its triangle's box, so its squared distance,
 summed in the same order as a box's, is never below the box bound of any node holding
 that triangle (rounding is monotone): pruning never drops the triangle that a test of
-every triangle would pick. A point farther from the surface than its warm start's
-triangle is wide skips a triangle by its disk bound instead (:func:`slot_disks`),
-only where that bound clears the best by far more than both its rounding and the
-triangle distance's. Ties go to the lowest face index, so the walk and
+every triangle would pick. A point far from the surface also prunes nodes and
+triangles by their disks (:mod:`hitbox._kernels.point_tree`), only where a disk's
+bound clears the best by far more than both its rounding and the triangle distance's
+(:func:`_closest_wide_range`). Ties go to the lowest face index, so the walk and
 :func:`closest_brute` agree exactly.
 """
 
