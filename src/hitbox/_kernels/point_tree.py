@@ -107,7 +107,7 @@ def node_disks(node_first, node_count, tris):
     is its children's, weighted by their slot counts, its normal their area-weighted
     normals' sum, and its r and h bound its children's disks: a child's point q has
     |q - c| <= |c_k - c| + r_k and |n . (q - c)| <= |n . (c_k - c)| + h_k |n . n_k| +
-    r_k sin(n, n_k)."""
+    r_k |n x n_k|."""
     n = len(node_count)
     out = np.empty((n, 8))
     normal = np.empty((n, 3))  # the area-weighted normal sums
@@ -145,9 +145,12 @@ def node_disks(node_first, node_count, tris):
             dx, dy, dz = out[j, 0] - cx, out[j, 1] - cy, out[j, 2] - cz
             rj, hj = out[j, 6], out[j, 7]
             r = max(r, np.sqrt(dx * dx + dy * dy + dz * dz) + rj)
-            cos = abs(nx * out[j, 3] + ny * out[j, 4] + nz * out[j, 5])
-            sin = np.sqrt(max(1.0 - cos * cos, 0.0))
-            h = max(h, abs(nx * dx + ny * dy + nz * dz) + hj * min(cos, 1.0) + rj * sin)
+            kx, ky, kz = out[j, 3], out[j, 4], out[j, 5]
+            cos = min(abs(nx * kx + ny * ky + nz * kz), 1.0)
+            # |n x n_k|, not sqrt(1 - cos^2): that rounds a small angle's sine to 0
+            sx, sy, sz = ny * kz - nz * ky, nz * kx - nx * kz, nx * ky - ny * kx
+            sin = np.sqrt(sx * sx + sy * sy + sz * sz)
+            h = max(h, abs(nx * dx + ny * dy + nz * dz) + hj * cos + rj * sin)
         _store(out[m], cx, cy, cz, nx, ny, nz, r, h)
     return out
 
