@@ -187,7 +187,7 @@ NO_WIDE = (
 @njit(cache=True, nogil=True)
 def _closest_wide_range(
     wide, node_first, node_count, tris, slot_box, size, prim_order, depth, points, order,
-    out_point, out_d, out_slot, out_w, start, stop,
+    out_point, out_d, out_slot, out_w, start, stop, warm,
 ):  # fmt: skip
     """:func:`_closest_range` over the four-wide view ``wide`` (box, disk, child, slot
     disk: :mod:`hitbox._kernels.point_tree`): the same pruning (a lane whose box is
@@ -207,7 +207,7 @@ def _closest_wide_range(
     stack = np.empty(cap, np.int64)
     bound = np.empty(cap)
     dist = np.empty(_LANES)
-    best_s = -1
+    best_s = warm  # the first point's warm start: a slot, or -1 for none
     for t in range(start, stop):
         p = order[t]
         px, py, pz = points[p, 0], points[p, 1], points[p, 2]
@@ -294,10 +294,11 @@ def _closest_wide_range(
 
 @njit
 def _chunk_buffers():
-    """One thread's chunk of points, their answers, and the identity order."""
+    """One thread's chunk of points, their answers (no slot yet: -1), and the
+    identity order."""
     return (
         np.empty((_CHUNK, 3)), np.empty((_CHUNK, 3)), np.empty(_CHUNK),
-        np.empty(_CHUNK, np.intp), np.empty((_CHUNK, 3)), np.arange(_CHUNK),
+        np.full(_CHUNK, -1, np.intp), np.empty((_CHUNK, 3)), np.arange(_CHUNK),
     )  # fmt: skip
 
 
@@ -314,9 +315,10 @@ def _closest_chunk(
     for u in range(m):
         p = order[lo + u]
         pts[u, 0], pts[u, 1], pts[u, 2] = points[p, 0], points[p, 1], points[p, 2]
+    # the first walk starts from this thread's last answer, in the chunk before
     _closest_wide_range(
         wide, node_first, node_count, tris, slot_box, size, prim_order, depth, pts,
-        ident, q, d, slot, w, 0, m,
+        ident, q, d, slot, w, 0, m, slot[_CHUNK - 1],
     )  # fmt: skip
     for u in range(m):
         p = order[lo + u]
