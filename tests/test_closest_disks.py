@@ -8,7 +8,6 @@ more than the slack the walk allows it, and the walk must answer as every face d
 bit for bit, wherever the triangles lie and however they are shaped.
 """
 
-import numba
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -18,6 +17,7 @@ from hitbox._kernels import point_tree as _point_tree
 from hitbox._torus import torus_mesh
 from hitbox.mesh import TriangleMesh
 from tests import oracles_triangle as ot
+from tests.test_points import assert_twin_on_threads
 
 
 def _triangle(rng):
@@ -144,14 +144,4 @@ def test_the_wide_walk_on_far_and_tilted_triangles_matches_the_twin(
         rng.uniform(-4, 4, (_closest.WIDE_MIN, 3)) + offset,
         rng.uniform(-1.2, 1.2, (1000, 3)) + offset,
     ])  # fmt: skip
-    before = numba.get_num_threads()
-    numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
-    try:
-        res = mesh.closest_point(pts)
-    finally:
-        numba.set_num_threads(before)
-    twin = mesh.closest_point_brute(pts)
-    np.testing.assert_array_equal(res.face, twin.face)
-    np.testing.assert_array_equal(res.distance, twin.distance)
-    np.testing.assert_array_equal(res.point, twin.point)
-    np.testing.assert_array_equal(res.barycentric, twin.barycentric)
+    assert_twin_on_threads(mesh, pts, threads)

@@ -123,6 +123,11 @@ def test_closest_wide_walk_matches_twin(mesh, seed, threads):
         mesh.vertices, tris.mean(axis=1), tris[:, :2].mean(axis=1),
         rng.integers(-8, 9, (1500, 3)) / 2, rng.uniform(lo, hi, (_closest.WIDE_MIN, 3)),
     ])  # fmt: skip
+    assert_twin_on_threads(mesh, pts, threads)
+
+
+def assert_twin_on_threads(mesh, pts, threads):
+    """The mesh's closest points on ``threads`` threads equal every face's, bit for bit."""
     before = numba.get_num_threads()
     numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
     try:
@@ -130,9 +135,8 @@ def test_closest_wide_walk_matches_twin(mesh, seed, threads):
     finally:
         numba.set_num_threads(before)
     twin = mesh.closest_point_brute(pts)
-    np.testing.assert_array_equal(res.face, twin.face)
-    np.testing.assert_array_equal(res.distance, twin.distance)
-    np.testing.assert_array_equal(res.point, twin.point)
+    for field in ("face", "distance", "point", "barycentric"):
+        np.testing.assert_array_equal(getattr(res, field), getattr(twin, field))
 
 
 @pytest.mark.parametrize("name", sorted(PRIMITIVES))

@@ -28,6 +28,21 @@ PARALLEL_MIN = 4096
 #: Points per call from which the caller walks them in spatial order.
 SORT_MIN = 256
 _CHUNK = 256  # consecutive points walked by one thread, sharing the warm start
+#: Points per call from which the walk goes over the four-wide view of the tree
+#: (:mod:`hitbox._kernels.point_tree`, built once a mesh is asked about this many).
+WIDE_MIN = 4096
+#: A point whose warm start lies farther than this many radii of its triangle's disk
+#: tests triangles by their disks, not their boxes (nearer, the box is as good and
+#: cheaper: benchmarks/README.md).
+FAR_SLOTS = 1.0
+#: ... and farther than this many, the lanes of the wide nodes too (nearer, their
+#: disks cost more than they prune).
+FAR_LANES = 16.0
+#: The ``wide`` argument of a call that walks the binary tree.
+NO_WIDE = (
+    np.empty((0, 6, _LANES)), np.empty((0, 8, _LANES)), np.empty((0, _LANES), np.int64),
+    np.empty((0, 8)),
+)  # fmt: skip
 
 
 @njit(inline="always")
@@ -165,23 +180,6 @@ def _closest_range(
         )  # fmt: skip
         prev = best_s
         _answer(out_point, out_d, out_slot, out_w, p, best, best_s, q)
-
-
-#: Points per call from which the walk goes over the four-wide view of the tree
-#: (:mod:`hitbox._kernels.point_tree`, built once a mesh is asked about this many).
-WIDE_MIN = 4096
-#: A point whose warm start lies farther than this many radii of its triangle's disk
-#: tests triangles by their disks, not their boxes (nearer, the box is as good and
-#: cheaper: benchmarks/README.md).
-FAR_SLOTS = 1.0
-#: ... and farther than this many, the lanes of the wide nodes too (nearer, their
-#: disks cost more than they prune).
-FAR_LANES = 16.0
-#: The ``wide`` argument of a call that walks the binary tree.
-NO_WIDE = (
-    np.empty((0, 6, _LANES)), np.empty((0, 8, _LANES)), np.empty((0, _LANES), np.int64),
-    np.empty((0, 8)),
-)  # fmt: skip
 
 
 @njit(cache=True, nogil=True)
