@@ -160,7 +160,8 @@ def test_raycast_is_scale_invariant(node):
 @pytest.mark.parametrize("e", [-1000, -600, -300, 300, 600, 1000])
 def test_point_queries_and_distance_are_scale_invariant(e):
     """Closest points, contains and mesh distance multiply squared lengths: at any scale
-    they answer as at scale 1 (the points and distances scaled, the faces the same)."""
+    they answer as at scale 1 (the points and distances scaled, the faces the same),
+    and so do the brute-force twins of closest points and distance."""
     verts, faces = torus_mesh(300, 1.0, 0.3)
     pts = np.random.default_rng(6).uniform(-1.5, 1.5, (300, 3))
     pose = np.eye(4)
@@ -185,6 +186,15 @@ def test_point_queries_and_distance_are_scale_invariant(e):
     )
     many = mesh.distance_many(mesh, np.stack([moved, np.eye(4)]))
     np.testing.assert_array_equal(many.distance / s, [want_d.distance, 0.0])
+    brute, want_brute = mesh.distance_brute(mesh, moved), base.distance_brute(base, pose)
+    assert brute[0] / s == want_brute[0] == want_d.distance
+    assert brute[1:] == want_brute[1:]
+    # enough points for the wide walk's disks; the brute-force twin rescales too
+    lots = np.random.default_rng(7).uniform(-3.0, 3.0, (4500, 3))
+    want = base.closest_point(lots)
+    for got in (mesh.closest_point(lots * s), mesh.closest_point_brute(lots * s)):
+        np.testing.assert_array_equal(got.face, want.face)
+        np.testing.assert_array_equal(got.distance / s, want.distance)
 
 
 def test_far_from_the_origin_the_moved_vertices_are_rounded_once_then_exact():

@@ -132,6 +132,10 @@ def closest_point(mesh, points):
 def closest_point_brute(mesh, points):
     """:meth:`hitbox.mesh.TriangleMesh.closest_point_brute` (its contract there)."""
     pts, single = v.as_points(points, dim=3, finite=True)
+    g = mesh._scale_for(pts, safe_exp=v.SQUARES_SAFE_EXP)
+    if g != 1.0:  # as closest_point: squared distances that neither overflow nor vanish
+        res = mesh._twin(g).closest_point_brute(pts[0] * g if single else pts * g)
+        return res._replace(point=res.point / g, distance=res.distance / g)
     n = len(pts)
     q, d = np.full((n, 3), np.nan), np.full(n, np.inf)
     face, w = np.full(n, -1, np.intp), np.full((n, 3), np.nan)

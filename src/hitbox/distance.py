@@ -246,6 +246,12 @@ def distance_brute(a, b, transform=None):
     distance. Returns (distance, face_a, face_b); ties to the lowest (face_a,
     face_b)."""
     rot, trans = v.as_transform(_as_matrix(transform), "transform", rigid=True)
+    g = _scale_one(a, b, trans)
+    if g != 1.0:  # as distance: squared lengths that neither overflow nor vanish
+        moved = np.eye(4)
+        moved[:3, :3], moved[:3, 3] = rot, trans * g
+        d, fa, fb = distance_brute(a._twin(g), b._twin(g), moved)
+        return d / g, fa, fb
     tri_a = a.triangles
     tri_b = np.ascontiguousarray(_affine.apply(rot, trans, b.triangles))
     if not len(tri_a) or not len(tri_b):
