@@ -161,7 +161,7 @@ def test_raycast_is_scale_invariant(node):
 def test_point_queries_and_distance_are_scale_invariant(e):
     """Closest points, contains and mesh distance multiply squared lengths: at any scale
     they answer as at scale 1 (the points and distances scaled, the faces the same),
-    and so do the brute-force twins of closest points and distance."""
+    and so do winding numbers and the brute-force twins of closest points and distance."""
     verts, faces = torus_mesh(300, 1.0, 0.3)
     pts = np.random.default_rng(6).uniform(-1.5, 1.5, (300, 3))
     pose = np.eye(4)
@@ -179,6 +179,9 @@ def test_point_queries_and_distance_are_scale_invariant(e):
     # exact but where a coordinate falls below the normal range (2**-1022) at the scale
     np.testing.assert_allclose(got.point / s, want_c.point, rtol=0, atol=2.0**-1070 / s)
     np.testing.assert_array_equal(mesh.contains(pts * s), want_in)
+    # a sum of solid angles: the same to rounding (the scaled twin's tree may differ)
+    wind = mesh.winding_number(pts * s)
+    np.testing.assert_allclose(wind, base.winding_number(pts), rtol=0, atol=1e-12)
     got_d = mesh.distance(mesh, moved)
     assert got_d.distance / s == want_d.distance > 0
     assert np.linalg.norm((got_d.point_a - got_d.point_b) / s) == pytest.approx(

@@ -155,6 +155,9 @@ def signed_distance(mesh, points):
 def winding_number(mesh, points):
     """:meth:`hitbox.mesh.TriangleMesh.winding_number` (its contract there)."""
     pts, single = v.as_points(points, dim=3, finite=True)
+    g = mesh._scale_for(pts, safe_exp=v.SQUARES_SAFE_EXP)
+    if g != 1.0:  # solid angles multiply three coordinates: the same angles at scale g
+        return mesh._twin(g).winding_number(pts[0] * g if single else pts * g)
     w = winding(mesh, pts)
     return float(w[0]) if single else w
 
