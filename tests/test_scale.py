@@ -10,6 +10,7 @@ import pytest
 
 import hitbox as hb
 from hitbox import _validate as v
+from hitbox import convex as cx
 from hitbox import shapes
 from hitbox._torus import torus_mesh
 from hitbox.mesh import TriangleMesh
@@ -198,6 +199,55 @@ def test_point_queries_and_distance_are_scale_invariant(e):
     for got in (mesh.closest_point(lots * s), mesh.closest_point_brute(lots * s)):
         np.testing.assert_array_equal(got.face, want.face)
         np.testing.assert_array_equal(got.distance / s, want.distance)
+
+
+def _convex_sets(s):
+    """Hulls, boxes, capsules, cylinders and spheres, touching, overlapping and apart
+    (two of each kind a pair), every length times s."""
+    rng = np.random.default_rng(8)
+    pose = np.eye(4)
+    parts_a, parts_b = [], []
+    for shift in (0.3, 1.0, 2.5):  # overlapping, near, apart
+        pose[:3, 3] = [shift * s, 0.2 * s, 0.0]
+        pts = rng.normal(size=(2, 16, 3)) * s
+        parts_a += [cx.hull(pts[0]), cx.box([0, 0, 0], [0.5 * s] * 3)]
+        parts_b += [
+            cx.hull(pts[1], pose=pose),
+            cx.capsule([0, 0, -s], [0, 0, s], 0.2 * s, pose=pose),
+        ]
+        parts_a += [cx.cylinder([0, 0, -0.5 * s], [0, 0, 0.5 * s], 0.4 * s)]
+        parts_b += [cx.sphere([shift * s, 0.1 * s, 0.0], 0.5 * s)]
+    return cx.concatenate(parts_a), cx.concatenate(parts_b)
+
+
+@pytest.mark.parametrize("e", [-1000, -600, 600, 1000])
+def test_convex_pairs_and_mesh_shapes_are_scale_invariant(e):
+    """Convex pair queries and a mesh against shapes multiply coordinates: at any scale
+    they answer as at scale 1 (lengths scaled, normals and faces the same)."""
+    s = 2.0**e
+    a1, b1 = _convex_sets(1.0)
+    a, b = _convex_sets(s)
+    want, got = cx.distance(a1, b1), cx.distance(a, b)
+    np.testing.assert_allclose(got.distance / s, want.distance, rtol=1e-12, atol=0)
+    # closest points need not be unique (parallel faces, overlaps): they realise it
+    gap = np.linalg.norm((got.point_b - got.point_a) / s, axis=1)
+    np.testing.assert_allclose(gap, want.distance, rtol=1e-9, atol=1e-12)
+    np.testing.assert_array_equal(cx.intersects(a, b), cx.intersects(a1, b1))
+    pen, pen1 = cx.penetration(a, b), cx.penetration(a1, b1)
+    np.testing.assert_allclose(pen.depth / s, pen1.depth, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(pen.normal, pen1.normal, rtol=0, atol=1e-12)
+    man, man1 = cx.manifold(a, b), cx.manifold(a1, b1)
+    np.testing.assert_array_equal(man.count, man1.count)
+    np.testing.assert_allclose(man.depth / s, man1.depth, rtol=0, atol=1e-12)
+    verts, faces = torus_mesh(300)
+    caps = cx.capsule([[0, 0, 0.2], [0, 0, 3.0]], [[1.2, 0, 0.2], [1, 0, 3.0]], 0.05)
+    base = TriangleMesh(verts, faces)
+    mesh = TriangleMesh(verts * s, faces)
+    for mode in ("any", "all"):
+        want_faces = base.intersect_shapes(caps, mode=mode)
+        assert want_faces.any() if mode == "any" else want_faces.shape[1] > 0
+        for fn in (mesh.intersect_shapes, mesh.intersect_shapes_brute):
+            np.testing.assert_array_equal(fn(cx.scaled(caps, s), mode=mode), want_faces)
 
 
 def test_far_from_the_origin_the_moved_vertices_are_rounded_once_then_exact():

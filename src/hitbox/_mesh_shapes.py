@@ -18,6 +18,9 @@ MODES = ("any", "all")
 def intersect_shapes(mesh, shapes, transform, mode):
     """(N,) bool (``mode="any"``) or sorted (2, n) intp (shape, face) pairs."""
     shapes, mode = _checked(shapes, transform, mode)
+    g = convex.safe_scale(shapes, size=mesh._size())
+    if g != 1.0:  # the same faces and shapes where products of coordinates stay in range
+        return intersect_shapes(mesh._twin(g), convex.scaled(shapes, g), None, mode)
     if mesh._convex is None:  # the slot triangles as flat hulls, made once
         mesh._convex = convex.triangles(mesh._slot_tris)
     t = mesh.bvh

@@ -512,6 +512,23 @@ SAFE_EXP = 400
 SQUARES_SAFE_EXP = 100
 
 
+def lengths(x, axis=-1):
+    """Euclidean lengths of ``x`` along ``axis``: ``np.linalg.norm``, but by ``hypot``
+    (no squares) for vectors whose squares would overflow or vanish (beyond 2**+-500),
+    so that a capsule 2**-600 long keeps its length and its direction."""
+    with np.errstate(over="ignore", under="ignore"):  # such lengths are redone below
+        out = np.asarray(np.linalg.norm(x, axis=axis), dtype=float)
+    odd = ~((out > 2.0**-500) & (out < 2.0**500))
+    if odd.any():
+        out = out.copy() if out.ndim else out
+        rows = np.moveaxis(np.asarray(x, dtype=float), axis, -1)
+        if out.ndim:
+            out[odd] = np.hypot.reduce(rows[odd], axis=-1)
+        else:
+            out = np.hypot.reduce(rows, axis=-1)
+    return out
+
+
 def pow2_factor(*arrays, safe_exp=None):
     """A power of two g that brings the largest finite magnitude of ``arrays`` into
     [0.5, 1) when it lies outside [2**-safe_exp, 2**safe_exp] (default SAFE_EXP), else

@@ -36,7 +36,7 @@ from hitbox import poses as _poses
 from hitbox._kernels import convex_pairs as _k
 from hitbox._kernels import manifold as _m
 from hitbox._kernels import primitives as _p
-from hitbox._kernels.shape_set import Shapes
+from hitbox._kernels.shape_set import Shapes, magnitude
 
 __all__ = [
     "KINDS",
@@ -149,9 +149,7 @@ def box(center, half, rot=None, *, pose=None):
             )
         rots = np.broadcast_to(rots, (n, 3, 3))
         _check_rotations(rots, "rot")
-    return _placed(
-        _make(_p.BOX, rots, c, h, np.zeros(n), np.linalg.norm(h, axis=1)), pose
-    )
+    return _placed(_make(_p.BOX, rots, c, h, np.zeros(n), v.lengths(h, axis=1)), pose)
 
 
 def cylinder(p0, p1, radius, *, pose=None):
@@ -207,7 +205,7 @@ def hull(points, *, pose=None):
     count = np.array([len(p) for p in local], np.intp)
     first = np.concatenate([[0], np.cumsum(count)[:-1]]).astype(np.intp)
     verts = np.concatenate(local) if n else np.zeros((0, 3))
-    bound = np.array([np.linalg.norm(p, axis=1).max() for p in local]).reshape(n)
+    bound = np.array([v.lengths(p, axis=1).max() for p in local]).reshape(n)
     return _placed(
         Shapes(np.full(n, _p.HULL, np.intp), _c(np.broadcast_to(np.eye(3), (n, 3, 3))),
                _c(centres), np.zeros((n, 3)), np.zeros(n), _c(bound), first, count,
@@ -224,7 +222,7 @@ def halfspace(normal, offset, *, pose=None):
     off = np.broadcast_to(off, (n,)) if off.ndim == 0 or off.shape == (1,) else off
     if off.shape != (n,):
         raise ValueError(f"offset must be a scalar or have shape ({n},), got {off.shape}")
-    length = np.linalg.norm(nrm, axis=1)
+    length = v.lengths(nrm, axis=1)
     if (length == 0).any():
         raise ValueError(f"normal[{int(np.argmax(length == 0))}] is zero")
     unit = nrm / length[:, None]
@@ -244,7 +242,7 @@ def triangles(corners):
     n = len(arr)
     centres = arr.mean(axis=1)
     local = arr - centres[:, None, :]
-    bound = np.linalg.norm(local, axis=2).max(axis=1) if n else np.zeros(0)
+    bound = v.lengths(local, axis=2).max(axis=1) if n else np.zeros(0)
     return Shapes(np.full(n, _p.HULL, np.intp), _c(np.broadcast_to(np.eye(3), (n, 3, 3))),
                   _c(centres), np.zeros((n, 3)), np.zeros(n), _c(bound),
                   np.arange(0, 3 * n, 3, dtype=np.intp), np.full(n, 3, np.intp),
@@ -362,6 +360,10 @@ def manifold(a, b, pairs=None):
     """
     a = _as_shapes(a, "a")
     b = _as_shapes(b, "b")
+    g = safe_scale(a, b)
+    if g != 1.0:  # as _run: the same pairs at a scale where products stay in range
+        m = manifold(scaled(a, g), scaled(b, g), pairs)
+        return m._replace(depth=m.depth / g, point_a=m.point_a / g, point_b=m.point_b / g)
     ia, ib = v.pair_indices(len(a.kind), len(b.kind), pairs, "shapes")
     n = len(ia)
     (_, point_a, point_b, normal), hit = _run(_p.PENETRATION, a, b, pairs)
@@ -385,6 +387,13 @@ def manifold(a, b, pairs=None):
 def _run(mode, a, b, pairs):
     a = _as_shapes(a, "a")
     b = _as_shapes(b, "b")
+    g = safe_scale(a, b)
+    if g != 1.0:  # the same pairs where products of coordinates stay in range
+        out, hit = _run(mode, scaled(a, g), scaled(b, g), pairs)
+        if mode == _p.INTERSECTS:  # the flags are the answer
+            return out, hit
+        value, point_a, point_b, normal = out
+        return (value / g, point_a / g, point_b / g, normal), hit
     ia, ib = v.pair_indices(len(a.kind), len(b.kind), pairs, "shapes")
     n = len(ia)
     # every pair writes its row of all four (INTERSECTS too, which returns hit alone)
@@ -394,6 +403,22 @@ def _run(mode, a, b, pairs):
         kernel = _k.query_parallel if n >= _PARALLEL_MIN else _k.query
         kernel(mode, a, ia, b, ib, out, hit)
     return out, hit
+
+
+def safe_scale(*sets, size=0.0):
+    """The power of two that brings the shape sets (and a mesh of the given ``size``)
+    to magnitudes where their queries' products of coordinates neither overflow nor
+    vanish: 1.0 unless some position or size lies beyond 2**+-100
+    (:func:`hitbox._validate.pow2_for`)."""
+    big = max([size] + [magnitude(s.trans, s.bound) for s in sets])
+    return v.pow2_for(big, v.SQUARES_SAFE_EXP)
+
+
+def scaled(s, g):
+    """Shapes ``s`` scaled by the power of two ``g`` (exact): positions, sizes, hulls'
+    vertices; the rotations and kinds are the same."""
+    return s._replace(trans=s.trans * g, dims=s.dims * g, radius=s.radius * g,
+                      bound=s.bound * g, vertices=s.vertices * g)  # fmt: skip
 
 
 def _as_shapes(s, name):
@@ -452,7 +477,7 @@ def _axial(p0, p1, radius, name0, name1, rname):
     a, b = np.broadcast_to(a, (n, 3)), np.broadcast_to(b, (n, 3))
     r = _sizes(radius, n, rname)
     axis = b - a
-    length = np.linalg.norm(axis, axis=1)
+    length = v.lengths(axis, axis=1)
     unit = np.zeros((n, 3))
     unit[:, 2] = 1.0
     nz = length > 0

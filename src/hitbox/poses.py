@@ -47,7 +47,7 @@ def from_quaternions(positions, quaternions, *, scalar_first=False):
         raise ValueError(
             f"positions ({len(p)}) and quaternions ({len(q)}) differ in length"
         )
-    norm = np.linalg.norm(q, axis=1)
+    norm = v.lengths(q, axis=1)
     if (norm == 0.0).any():
         raise ValueError(f"quaternions[{int(np.argmax(norm == 0.0))}] is zero")
     q = q / norm[:, None]
@@ -120,7 +120,7 @@ def to_quaternions(matrices, *, scalar_first=False):
             3: (wz, xz, yz, s * s / 4),
         }[k]
         q[sel] = np.stack(rows, axis=1) / s[:, None]
-    q /= np.linalg.norm(q, axis=1)[:, None]
+    q /= v.lengths(q, axis=1)[:, None]
     q[q[:, 0] < 0] *= -1.0
     if not scalar_first:
         q = q[:, [1, 2, 3, 0]]

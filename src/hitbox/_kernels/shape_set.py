@@ -43,3 +43,13 @@ def borrowed_shapes(s):
         borrowed(s.radius), borrowed(s.bound), borrowed(s.first), borrowed(s.count),
         borrowed(s.vertices),
     )  # fmt: skip
+
+
+@njit(cache=True, nogil=True)
+def magnitude(trans, bound):
+    """The largest |coordinate| of the shapes' positions or bounding radius: the size
+    their pair queries' products of coordinates scale with (0 for no shapes)."""
+    big = 0.0
+    for i in range(len(bound)):
+        big = max(big, abs(trans[i, 0]), abs(trans[i, 1]), abs(trans[i, 2]), bound[i])
+    return big
