@@ -312,7 +312,7 @@ def distance(a, b, pairs=None):
     Keerthi 1988; van den Bergen 2004), the points and direction to about 1e-6.
     Raises ValueError or TypeError naming a bad argument.
     """
-    (value, point_a, point_b, _), _ = _run(_p.DISTANCE, a, b, pairs)
+    (value, point_a, point_b, _), _, _ = _run(_p.DISTANCE, a, b, pairs)
     return Distances(value, point_a, point_b)
 
 
@@ -322,7 +322,7 @@ def intersects(a, b, pairs=None):
     Equal to ``distance(a, b, pairs).distance == 0``; often faster (bounding spheres
     first, GJK stops at a separating direction, box pairs by separating axes).
     """
-    _, hit = _run(_p.INTERSECTS, a, b, pairs)
+    _, hit, _ = _run(_p.INTERSECTS, a, b, pairs)
     return hit
 
 
@@ -339,7 +339,7 @@ def penetration(a, b, pairs=None):
     capsule axes) the depth is the sum of the radii and the normal is perpendicular to
     that set.
     """
-    (depth, point_a, point_b, normal), _ = _run(_p.PENETRATION, a, b, pairs)
+    (depth, point_a, point_b, normal), _, _ = _run(_p.PENETRATION, a, b, pairs)
     return Penetrations(depth, normal, point_a, point_b)
 
 
@@ -360,13 +360,13 @@ def manifold(a, b, pairs=None):
     """
     a = _as_shapes(a, "a")
     b = _as_shapes(b, "b")
-    g = safe_scale(a, b)
-    if g != 1.0:  # as _run: the same pairs at a scale where products stay in range
+    (_, point_a, point_b, normal), hit, beyond = _run(_p.PENETRATION, a, b, pairs)
+    g = safe_scale(a, b) if beyond else 1.0
+    if g != 1.0:  # pairs beyond 2**+-100: the clipping too at a scale where they fit
         m = manifold(scaled(a, g), scaled(b, g), pairs)
         return m._replace(depth=m.depth / g, point_a=m.point_a / g, point_b=m.point_b / g)
     ia, ib = v.pair_indices(len(a.kind), len(b.kind), pairs, "shapes")
     n = len(ia)
-    (_, point_a, point_b, normal), hit = _run(_p.PENETRATION, a, b, pairs)
     scale = np.maximum(a.bound[ia], b.bound[ib])
     if n:
         scale = np.maximum(scale, np.abs(a.trans[ia]).max(axis=1))
@@ -385,24 +385,42 @@ def manifold(a, b, pairs=None):
 
 
 def _run(mode, a, b, pairs):
+    """(out, hit, beyond) of the pairs: ``beyond``, whether some pair's magnitude lay
+    beyond 2**+-100 (solved again at a power-of-two scale, :func:`_rescaled`)."""
     a = _as_shapes(a, "a")
     b = _as_shapes(b, "b")
-    g = safe_scale(a, b)
-    if g != 1.0:  # the same pairs where products of coordinates stay in range
-        out, hit = _run(mode, scaled(a, g), scaled(b, g), pairs)
-        if mode == _p.INTERSECTS:  # the flags are the answer
-            return out, hit
-        value, point_a, point_b, normal = out
-        return (value / g, point_a / g, point_b / g, normal), hit
     ia, ib = v.pair_indices(len(a.kind), len(b.kind), pairs, "shapes")
     n = len(ia)
     # every pair writes its row of all four (INTERSECTS too, which returns hit alone)
     out = (np.empty(n), np.empty((n, 3)), np.empty((n, 3)), np.empty((n, 3)))
     hit = np.zeros(n, np.bool_)
+    left = 0
     if n:
         kernel = _k.query_parallel if n >= _PARALLEL_MIN else _k.query
-        kernel(mode, a, ia, b, ib, out, hit)
-    return out, hit
+        left = kernel(mode, a, ia, b, ib, out, hit)
+    if left:
+        _rescaled(mode, a, b, ia, ib, out, hit)
+    return out, hit, left > 0
+
+
+def _rescaled(mode, a, b, ia, ib, out, hit):
+    """Solves the pairs the kernel left, those whose largest centre coordinate or
+    bounding radius lies beyond 2**+-100 (products of their coordinates could overflow
+    or vanish), each at the power of two that brings it near 1 (exact), and maps the
+    answers back into ``out`` and ``hit``."""
+    big = np.maximum(
+        np.maximum(np.abs(a.trans[ia]).max(axis=1), a.bound[ia]),
+        np.maximum(np.abs(b.trans[ib]).max(axis=1), b.bound[ib]),
+    )
+    g = np.array([v.pow2_for(x, v.SQUARES_SAFE_EXP) for x in big.tolist()])
+    for scale in np.unique(g[g != 1.0]).tolist():
+        rows = np.flatnonzero(g == scale)
+        sub, sub_hit, _ = _run(mode, scaled(a, scale), scaled(b, scale),
+                               np.stack([ia[rows], ib[rows]]))  # fmt: skip
+        hit[rows] = sub_hit
+        if mode != _p.INTERSECTS:  # lengths back to the caller's scale
+            for part, back in zip(out, sub, strict=True):
+                part[rows] = back if part is out[3] else back / scale
 
 
 def safe_scale(*sets, size=0.0):

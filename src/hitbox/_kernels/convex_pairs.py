@@ -37,6 +37,20 @@ from hitbox._kernels.primitives import (
 from hitbox._kernels.shape_set import borrowed_shapes
 
 CHUNK = 256
+#: Pairs whose largest centre coordinate or bounding radius lies beyond 2**+-SAFE_EXP
+#: are left to the caller, who solves them at a power-of-two scale: products of their
+#: coordinates could overflow or vanish (``hitbox._validate.SQUARES_SAFE_EXP``).
+SAFE_EXP = 100
+_HUGE, _TINY = 2.0**SAFE_EXP, 2.0**-SAFE_EXP
+
+
+@njit(inline="always")
+def _beyond(sa, i, sb, j):
+    """Whether the pair's magnitude lies beyond 2**+-SAFE_EXP (0 is not)."""
+    big = max(sa.bound[i], sb.bound[j])
+    for c in range(3):
+        big = max(big, abs(sa.trans[i, c]), abs(sb.trans[j, c]))
+    return big > _HUGE or 0.0 < big < _TINY
 
 
 @njit(inline="always")
@@ -124,20 +138,26 @@ def general(mode, sa, i, sb, j, ws, out, hit, k, sc):
 
 @njit(cache=True, nogil=True)
 def query(mode, sa, ia, sb, ib, out, hit):
-    """Pairs (ia[k], ib[k]) one after another."""
-    _pairs(mode, sa, ia, sb, ib, out, hit, np.zeros((9, 10)), 0, len(ia))
+    """Pairs (ia[k], ib[k]) one after another; returns how many were left unsolved,
+    their magnitude beyond 2**+-SAFE_EXP (rows not written)."""
+    return _pairs(mode, sa, ia, sb, ib, out, hit, np.zeros((9, 10)), 0, len(ia))
 
 
 @njit
 def _pairs(mode, sa, ia, sb, ib, out, hit, ws, lo, hi):
     """Pairs lo..hi, every array borrowed (:func:`.shape_set.borrowed_shapes`; the
-    caller holds them)."""
+    caller holds them); the count left unsolved."""
     sa, sb, ws = borrowed_shapes(sa), borrowed_shapes(sb), borrowed(ws)
     value, pa, pb, normal = out
     out = (borrowed(value), borrowed(pa), borrowed(pb), borrowed(normal))
     hit, ia, ib = borrowed(hit), borrowed(ia), borrowed(ib)
+    left = 0
     for k in range(lo, hi):
+        if _beyond(sa, ia[k], sb, ib[k]):
+            left += 1
+            continue
         pair(mode, sa, ia[k], sb, ib[k], ws, out, hit, k)
+    return left
 
 
 @njit(cache=True, nogil=True, parallel=True)
@@ -145,6 +165,9 @@ def query_parallel(mode, sa, ia, sb, ib, out, hit):
     """:func:`query` over chunks of CHUNK pairs spread across threads."""
     n = len(ia)
     chunks = (n + CHUNK - 1) // CHUNK
+    left = np.zeros(chunks, np.intp)
     for c in prange(chunks):
         lo = c * CHUNK
-        _pairs(mode, sa, ia, sb, ib, out, hit, np.zeros((9, 10)), lo, min(n, lo + CHUNK))
+        left[c] = _pairs(mode, sa, ia, sb, ib, out, hit, np.zeros((9, 10)), lo,
+                         min(n, lo + CHUNK))  # fmt: skip
+    return left.sum()
