@@ -236,6 +236,10 @@ def test_convex_pairs_and_mesh_shapes_are_scale_invariant(e):
     pen, pen1 = cx.penetration(a, b), cx.penetration(a1, b1)
     np.testing.assert_allclose(pen.depth / s, pen1.depth, rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(pen.normal, pen1.normal, rtol=0, atol=1e-12)
+    # pairs of both scales in one call: each solved at its own
+    mixed = cx.distance(cx.concatenate([a1, a]), cx.concatenate([b1, b]))
+    np.testing.assert_array_equal(mixed.distance[: len(a1.kind)], want.distance)
+    np.testing.assert_array_equal(mixed.distance[len(a1.kind) :], got.distance)
     man, man1 = cx.manifold(a, b), cx.manifold(a1, b1)
     np.testing.assert_array_equal(man.count, man1.count)
     np.testing.assert_allclose(man.depth / s, man1.depth, rtol=0, atol=1e-12)
