@@ -520,12 +520,10 @@ def lengths(x, axis=-1):
         out = np.asarray(np.linalg.norm(x, axis=axis), dtype=float)
     odd = ~((out > 2.0**-500) & (out < 2.0**500))
     if odd.any():
-        out = out.copy() if out.ndim else out
         rows = np.moveaxis(np.asarray(x, dtype=float), axis, -1)
-        if out.ndim:
-            out[odd] = np.hypot.reduce(rows[odd], axis=-1)
-        else:
-            out = np.hypot.reduce(rows, axis=-1)
+        if not out.ndim:
+            return np.hypot.reduce(rows, axis=-1)
+        out[odd] = np.hypot.reduce(rows[odd], axis=-1)
     return out
 
 
@@ -550,6 +548,14 @@ def pow2_factor(*arrays, safe_exp=None):
             top = float(finite.max()) if finite.size else 0.0
         big = max(big, top)
     return pow2_for(big, safe_exp)
+
+
+def pow2_each(big, safe_exp=None):
+    """:func:`pow2_for` of each magnitude of the array ``big``."""
+    if safe_exp is None:
+        safe_exp = SAFE_EXP
+    fine = (big == 0.0) | ((big >= 2.0**-safe_exp) & (big <= 2.0**safe_exp))
+    return np.where(fine, 1.0, np.ldexp(1.0, np.minimum(-np.frexp(big)[1], 1023)))
 
 
 def pow2_for(big, safe_exp=None):

@@ -412,7 +412,7 @@ def _rescaled(mode, a, b, ia, ib, out, hit):
         np.maximum(np.abs(a.trans[ia]).max(axis=1), a.bound[ia]),
         np.maximum(np.abs(b.trans[ib]).max(axis=1), b.bound[ib]),
     )
-    g = np.array([v.pow2_for(x, v.SQUARES_SAFE_EXP) for x in big.tolist()])
+    g = v.pow2_each(big, v.SQUARES_SAFE_EXP)
     for scale in np.unique(g[g != 1.0]).tolist():
         rows = np.flatnonzero(g == scale)
         sub, sub_hit, _ = _run(mode, scaled(a, scale), scaled(b, scale),
