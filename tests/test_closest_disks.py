@@ -107,17 +107,21 @@ def _span(tree, m):
 
 
 def _far_soup(rng, n, offset):
-    """n random triangles (slivers and needles among them) near a point ``offset``
-    from the origin, in a fan of tilts so that boxes and disks differ."""
+    """n random triangles (slivers, needles, segments and points among them) near a
+    point ``offset`` from the origin, tilted every way so that boxes and disks differ."""
     tris = []
     for _ in range(n):
         a = rng.uniform(-1, 1, 3)
         u, w = rng.normal(size=3) * 0.1, rng.normal(size=3) * 0.1
-        kind = rng.integers(5)
+        kind = rng.integers(7)
         if kind == 3:
             w = u * rng.uniform(-1, 2) + rng.normal(size=3) * 1e-9
         elif kind == 4:
             w = u + rng.normal(size=3) * 1e-10
+        elif kind == 5:  # no area at all: a segment (its disk a ball)
+            w = 2.0 * u
+        elif kind == 6:  # a point
+            u = w = np.zeros(3)
         tris.append([a, a + u, a + w])
     tris = np.array(tris) + offset
     return TriangleMesh(tris.reshape(-1, 3), np.arange(3 * n).reshape(n, 3))

@@ -107,7 +107,7 @@ def node_disks(node_first, node_count, tris):
     is its children's, weighted by their slot counts, its normal their area-weighted
     normals' sum, and its r and h bound its children's disks: a child's point q has
     |q - c| <= |c_k - c| + r_k and |n . (q - c)| <= |n . (c_k - c)| + h_k |n . n_k| +
-    r_k |n x n_k|."""
+    r_k sin(n, n_k), the sine 1 for a child with no normal."""
     n = len(node_count)
     out = np.empty((n, 8))
     normal = np.empty((n, 3))  # the area-weighted normal sums
@@ -147,9 +147,10 @@ def node_disks(node_first, node_count, tris):
             r = max(r, np.sqrt(dx * dx + dy * dy + dz * dz) + rj)
             kx, ky, kz = out[j, 3], out[j, 4], out[j, 5]
             cos = min(abs(nx * kx + ny * ky + nz * kz), 1.0)
-            # |n x n_k|, not sqrt(1 - cos^2): that rounds a small angle's sine to 0
+            # |n x n_k| keeps a small angle's sine, which sqrt(1 - cos^2) rounds to 0;
+            # sqrt(1 - cos^2) is 1 for a child with no normal (a ball), where |n x 0| is 0
             sx, sy, sz = ny * kz - nz * ky, nz * kx - nx * kz, nx * ky - ny * kx
-            sin = np.sqrt(sx * sx + sy * sy + sz * sz)
+            sin = max(np.sqrt(sx * sx + sy * sy + sz * sz), np.sqrt(1.0 - cos * cos))
             h = max(h, abs(nx * dx + ny * dy + nz * dz) + hj * cos + rj * sin)
         _store(out[m], cx, cy, cz, nx, ny, nz, r, h)
     return out
