@@ -357,3 +357,36 @@ def test_volume_choice_is_scale_invariant(rotating):
         with np.errstate(over="ignore", under="ignore"):
             scaled = {n: float(np.ldexp(x, 3 * e)) for n, x in want["volume"].items()}
         assert got["volume"] == scaled
+
+
+@pytest.mark.parametrize("k", [10, 100, 150, 154, 158, 161, 162, 200, 300, 320])
+def test_tiny_gaps_between_meshes_read_as_documented(k):
+    # two unit triangles stacked 10**-k apart along z, where every coordinate is exact:
+    # relative accuracy while the gap's square is a normal float; below 2.2e-162 the
+    # squares vanish and the gap reads 2.2e-162, never 0 (hitbox.distance's docstring)
+    tri = TriangleMesh([[0.0, 0, 0], [1, 0, 0], [0, 1, 0]], [[0, 1, 2]])
+    gap = 10.0**-k
+    pose = np.eye(4)
+    pose[2, 3] = gap
+    assert not tri.intersect(tri, pose)
+    got = [tri.distance(tri, pose).distance, tri.distance_many(tri, pose[None]).distance[0]]
+    got.append(hb.distance.distance_brute(tri, tri, pose)[0])
+    floor = math.sqrt(5e-324)
+    for d in got:
+        if gap >= 1.5e-154:
+            assert abs(d - gap) <= 1e-12 * gap
+        elif gap < floor:
+            assert d == floor
+        else:  # a subnormal square: rounded to half the least subnormal at most
+            assert abs(d - gap) <= 0.3 * gap
+
+
+@pytest.mark.parametrize("k", [12, 16, 20, 100])
+def test_a_point_just_above_a_face_reads_to_the_coordinates_accuracy(k):
+    # the closest point is summed from the corners: its distance is right to a few ulps
+    # of the coordinates, not relatively (TriangleMesh.closest_point's docstring)
+    tri = TriangleMesh([[0.0, 0, 0], [1, 0, 0], [0, 1, 0]], [[0, 1, 2]])
+    p = np.array([[0.2, 0.2, 10.0**-k], [0.3, 0.1, 10.0**-k]])
+    for got in (tri.closest_point(p), tri.closest_point_brute(p)):
+        assert np.all(got.face == 0)
+        assert np.all(np.abs(got.distance - 10.0**-k) <= 4 * np.spacing(1.0))

@@ -12,6 +12,12 @@ meshes are at distance 0 exactly (the exact triangle test decides, as
 common point. Empty meshes are infinitely far apart. The walk's answer is the least
 triangle-pair distance exactly; a certified one is a triangle pair's distance proved
 within 1e-12 relative of the least (equal to it but for ties within rounding).
+
+Distances are found from squared lengths. Below about 1e-154 (in the meshes' units, or
+at the power of two they are solved at when a size or translation lies beyond
+2**+-100) the squares are subnormal and lose relative precision; below 2.2e-162 they
+vanish, and meshes that close but apart read 2.2e-162 (never 0: only touching meshes
+do), not the gap to 1e-12.
 """
 
 import math
