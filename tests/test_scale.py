@@ -369,7 +369,10 @@ def test_tiny_gaps_between_meshes_read_as_documented(k):
     pose = np.eye(4)
     pose[2, 3] = gap
     assert not tri.intersect(tri, pose)
-    got = [tri.distance(tri, pose).distance, tri.distance_many(tri, pose[None]).distance[0]]
+    got = [
+        tri.distance(tri, pose).distance,
+        tri.distance_many(tri, pose[None]).distance[0],
+    ]
     got.append(hb.distance.distance_brute(tri, tri, pose)[0])
     floor = math.sqrt(5e-324)
     for d in got:
