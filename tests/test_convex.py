@@ -244,7 +244,9 @@ def test_touching_counts_as_overlapping():
     ])  # fmt: skip
     assert cx.intersects(a, b).all()
     np.testing.assert_array_equal(cx.distance(a, b).distance, 0.0)
-    assert (np.abs(cx.penetration(a, b).depth) < 1e-12).all()
+    depth = cx.penetration(a, b).depth
+    assert (np.abs(depth) < 1e-12).all()
+    assert not np.signbit(depth[depth == 0.0]).any()  # 0, not -0 (-distance) as if apart
     assert not cx.intersects(a, cx.transform(b, _shift(1e-6))).any()
 
 

@@ -340,6 +340,7 @@ def penetration(a, b, pairs=None):
     that set.
     """
     (depth, point_a, point_b, normal), _, _ = _run(_p.PENETRATION, a, b, pairs)
+    depth += 0.0  # a touching pair's -distance is -0.0: read as 0, not as apart
     return Penetrations(depth, normal, point_a, point_b)
 
 
