@@ -393,3 +393,98 @@ def test_a_point_just_above_a_face_reads_to_the_coordinates_accuracy(k):
     for got in (tri.closest_point(p), tri.closest_point_brute(p)):
         assert np.all(got.face == 0)
         assert np.all(np.abs(got.distance - 10.0**-k) <= 4 * np.spacing(1.0))
+
+
+# -- batches mixing magnitudes too far apart for one power of two ------------------------
+# A far value (a sentinel at 1e300, say) among ordinary ones must not scale the others'
+# problem down until their squares vanish: each group is solved at its own scale, and
+# every answer equals the one its element gets alone.
+
+FAR = [1e40, 1e200, -1e300]
+
+
+def _alone_and_mixed(far):
+    rng = np.random.default_rng(5)
+    near = rng.uniform(-0.7, 0.7, (40, 3)) * [1.0, 1.5, 0.5]
+    far_pts = np.array([[far, 0.0, 0.0], [0.3, far, -0.2]])
+    mixed = np.concatenate([near[:20], far_pts, near[20:]])
+    return near, far_pts, mixed
+
+
+@pytest.mark.parametrize("far", FAR)
+def test_point_queries_of_a_batch_with_far_points(far):
+    box = hb.shapes.box((1.0, 2.0, 0.5))
+    near, far_pts, mixed = _alone_and_mixed(far)
+    for query in ("contains", "signed_distance", "winding_number"):
+        got = getattr(box, query)(mixed)
+        want = getattr(box, query)(near)
+        np.testing.assert_array_equal(np.delete(got, [20, 21]), want)
+        np.testing.assert_array_equal(got[[20, 21]], getattr(box, query)(far_pts))
+    for query in ("closest_point", "closest_point_brute"):
+        got, want = getattr(box, query)(mixed), getattr(box, query)(near)
+        for name in got._fields:
+            np.testing.assert_array_equal(
+                np.delete(getattr(got, name), [20, 21], axis=0), getattr(want, name)
+            )
+    assert box.contains(mixed)[:20].any()  # the batch holds inside points
+
+
+@pytest.mark.parametrize("far", FAR)
+def test_distance_many_with_a_far_pose(far):
+    a, b = hb.shapes.torus(300), hb.shapes.torus(300)
+    poses = np.tile(np.eye(4), (4, 1, 1))
+    poses[1, 0, 3], poses[2, 0, 3], poses[3, 1, 3] = 5.0, far, 2.9
+    got = a.distance_many(b, poses)
+    for k, pose in enumerate(poses):
+        one = a.distance(b, pose)
+        assert got.distance[k] == one.distance
+        if k != 2:  # the far pose's points are its scale's rounding
+            np.testing.assert_array_equal(got.point_a[k], one.point_a)
+    assert got.distance[1] > 2.0 and got.distance[0] == 0.0
+
+
+@pytest.mark.parametrize("far", FAR)
+def test_sweeps_and_sphere_casts_of_a_batch_with_far_pairs(far):
+    centre = np.array([[0.0, 0, 0], [far, 0, 0], [0, 1, 0]])
+    r = np.array([1.0, 1.0, 0.5])
+    other = np.array([[3.0, 0.2, 0], [far, 5, 0], [0, 4, 0]])
+    disp = np.array([[-2.0, 0, 0], [0, 1.0, 0], [0, -2.5, 0]])  # 0 and 2 meet
+    boxes = np.stack([other - 0.5, other + 0.5], axis=1)
+    cases = [
+        lambda i: hb.sweep.sphere_sphere((other[i], r[i]), (centre[i], r[i]), disp[i]),
+        lambda i: hb.sweep.sphere_aabb((other[i], r[i]), boxes[i], disp[i]),
+        lambda i: hb.ray.cast_sphere(hb.Spheres(centre[i], r[i]), other[i], disp[i]),
+    ]
+    for case in cases:
+        got, ones = case(slice(None)), [case(slice(k, k + 1)) for k in range(3)]
+        for k in (0, 2):  # the far pair's entry point is its scale's rounding
+            for name in got._fields:
+                np.testing.assert_array_equal(
+                    getattr(got, name)[k], getattr(ones[k], name)[0]
+                )
+        assert got.hit[0] and got.hit[2]
+    every = hb.ray.cast_sphere(hb.Spheres(centre, r), other, disp, pairing="all")
+    for k in (0, 2):
+        one = hb.ray.cast_sphere(hb.Spheres(centre, r), other[k : k + 1], disp[k : k + 1],
+                                 pairing="all")  # fmt: skip
+        mine = every.pairs[1] == k
+        np.testing.assert_array_equal(every.pairs[0, mine], one.pairs[0])
+        np.testing.assert_array_equal(every.t_enter[mine], one.t_enter)
+    order = np.lexsort((every.pairs[1], every.pairs[0]))
+    np.testing.assert_array_equal(order, np.arange(every.pairs.shape[1]))
+
+
+@pytest.mark.parametrize("far", FAR)
+def test_volume_distances_of_a_batch_with_a_far_pair(far):
+    from hitbox import kdop
+    from hitbox import volume_distance as vd
+    from hitbox.obb import OBBs
+
+    pts = np.array([[3.0, 0, 0], [4, 1, 1], [3, 1, 0], [4, 0, 1.0]])
+    k = np.concatenate([kdop.fit(pts[None], 14), kdop.fit((pts + [far, 0, 0])[None], 14)])
+    eye = np.stack([np.eye(3)] * 2)
+    boxes = OBBs(np.zeros((2, 3)), np.ones((2, 3)), eye)
+    got = vd.distance(boxes, k)
+    alone = vd.distance(OBBs(np.zeros((1, 3)), np.ones((1, 3)), eye[:1]), k[:1])
+    assert got.distance[0] == alone.distance[0] == 2.0
+    np.testing.assert_array_equal(got.point_a[0], alone.point_a[0])

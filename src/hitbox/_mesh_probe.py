@@ -61,11 +61,60 @@ class ClosestPoints(NamedTuple):
     barycentric: np.ndarray
 
 
+#: The fields of a :class:`ClosestPoints` that are lengths (scaled back by a twin's g).
+LENGTHS = ("point", "distance")
+
+
+def by_scale(mesh, pts, query, lengths=()):
+    """``query(twin, points)`` answered group by group where the (P, 3) points lie at
+    scales too far apart for one power of two to serve: each point's scale is
+    :func:`hitbox._validate.pow2_each` of the larger of the mesh's size and its largest
+    |coordinate|, and each group sharing one is solved on the mesh's twin at that scale
+    (a far point, a sentinel at 1e300 say, would otherwise scale every other point's
+    problem down until its squares vanish). The answers (an array, or a NamedTuple of
+    arrays whose ``lengths`` fields are divided back by the scale) are put back in the
+    points' order. None when one scale serves every point."""
+    big = np.maximum(np.abs(pts).max(axis=1), mesh._size())
+    scale = v.pow2_each(big, safe_exp=v.SQUARES_SAFE_EXP)
+    if (scale == scale[0]).all():
+        return None
+    out = None
+    for g in np.unique(scale):
+        idx = np.flatnonzero(scale == g)
+        got = query(mesh._twin(float(g)), pts[idx] * g)
+        fields = got if isinstance(got, tuple) else (got,)
+        if out is None:
+            out = [np.empty((len(pts), *f.shape[1:]), f.dtype) for f in fields]
+        names = got._fields if isinstance(got, tuple) else ("",)
+        for o, f, name in zip(out, fields, names, strict=True):
+            o[idx] = f / g if name in lengths else f
+    return type(got)(*out) if isinstance(got, tuple) else out[0]
+
+
+def _contains_call(mesh, pts):
+    return mesh.contains(pts)
+
+
+def _closest_call(mesh, pts):
+    return mesh.closest_point(pts)
+
+
+def _brute_call(mesh, pts):
+    return mesh.closest_point_brute(pts)
+
+
+def _winding_call(mesh, pts):
+    return mesh.winding_number(pts)
+
+
 def contains(mesh, points):
     """:meth:`hitbox.mesh.TriangleMesh.contains` (its contract there)."""
     pts, single = _read_only(v.as_points(points, dim=3, finite=True))
     g = mesh._scale_for(pts, safe_exp=v.SQUARES_SAFE_EXP)
     if g != 1.0:  # orient3d multiplies three coordinates: the same problem at scale g
+        mixed = None if single else by_scale(mesh, pts, _contains_call)
+        if mixed is not None:
+            return mixed
         return mesh._twin(g).contains(pts[0] * g if single else pts * g)
     if mesh._closed is None:
         mesh._closed = _inside.is_closed(mesh.faces)
@@ -85,6 +134,9 @@ def closest_point(mesh, points):
     pts, single = _read_only(v.as_points(points, dim=3, finite=True))
     g = mesh._scale_for(pts, safe_exp=v.SQUARES_SAFE_EXP)
     if g != 1.0:  # the same problem where products of squares cannot overflow
+        mixed = None if single else by_scale(mesh, pts, _closest_call, LENGTHS)
+        if mixed is not None:
+            return mixed
         res = mesh._twin(g).closest_point(pts[0] * g if single else pts * g)
         return res._replace(point=res.point / g, distance=res.distance / g)
     n = len(pts)
@@ -134,6 +186,9 @@ def closest_point_brute(mesh, points):
     pts, single = v.as_points(points, dim=3, finite=True)
     g = mesh._scale_for(pts, safe_exp=v.SQUARES_SAFE_EXP)
     if g != 1.0:  # as closest_point: squared distances that neither overflow nor vanish
+        mixed = None if single else by_scale(mesh, pts, _brute_call, LENGTHS)
+        if mixed is not None:
+            return mixed
         res = mesh._twin(g).closest_point_brute(pts[0] * g if single else pts * g)
         return res._replace(point=res.point / g, distance=res.distance / g)
     n = len(pts)
@@ -157,6 +212,9 @@ def winding_number(mesh, points):
     pts, single = v.as_points(points, dim=3, finite=True)
     g = mesh._scale_for(pts, safe_exp=v.SQUARES_SAFE_EXP)
     if g != 1.0:  # solid angles multiply three coordinates: the same angles at scale g
+        mixed = None if single else by_scale(mesh, pts, _winding_call)
+        if mixed is not None:
+            return mixed
         return mesh._twin(g).winding_number(pts[0] * g if single else pts * g)
     w = winding(mesh, pts)
     return float(w[0]) if single else w

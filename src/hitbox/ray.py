@@ -172,8 +172,58 @@ def cast_sphere(spheres, origins, directions=None, *, t_max=None, pairing="eleme
     # positions, radii and directions scaled alike by a power of two: the same t
     g = v.pow2_factor(c, r, o, d)
     if g != 1.0:
+        mixed = _spheres_by_scale(spheres, rays, single_r and single_b, pairing)
+        if mixed is not None:
+            return mixed
         spheres, rays = Spheres(g * c, g * r), Rays(g * o, g * d, tm)
     return _cast(spheres, rays, single_r and single_b, pairing, "spheres")
+
+
+def _spheres_by_scale(spheres, rays, single, pairing):
+    """:func:`cast_sphere` where the rays and spheres mix magnitudes too far apart for one
+    power of two (a far sentinel among ordinary ones would shrink theirs until their
+    squares vanish): each pair solved at the scale of its larger magnitude
+    (:func:`hitbox._validate.scale_groups`), t and normals unchanged by it. None when one
+    scale serves every pair."""
+    (c, r), (o, d, tm) = spheres, rays
+    if v.check_choice(pairing, "pairing", PAIRINGS) == "elementwise":
+        n = v.broadcast_len(len(c), len(o), "spheres", "rays elementwise")
+        groups = v.scale_groups(v.magnitudes(n, c, r, o, d))
+        if groups is None:
+            return None
+        out = _empty_hits(n, o.shape[1])
+        for g, idx in groups:
+
+            def pick(x, idx=idx):
+                return x if len(x) == 1 else x[idx]
+
+            got = _cast(Spheres(g * pick(c), g * pick(r)),
+                        Rays(g * pick(o), g * pick(d), pick(tm)), False, pairing,
+                        "spheres")  # fmt: skip
+            for full, part in zip(out, got, strict=True):
+                full[idx] = part
+        return _squeeze(out, single)
+    # every pair: a pair's scale is its two groups' smaller (pow2_each never rises
+    # with the magnitude)
+    by_sphere = v.scale_groups(v.magnitudes(len(c), c, r)) or [(1.0, np.arange(len(c)))]
+    by_ray = v.scale_groups(v.magnitudes(len(o), o, d)) or [(1.0, np.arange(len(o)))]
+    if len(by_sphere) == 1 and len(by_ray) == 1:
+        return None
+    sphere_g = v.pow2_each(v.magnitudes(len(c), c, r))
+    ray_g = v.pow2_each(v.magnitudes(len(o), o, d))
+    parts = []
+    for _, si in by_sphere:
+        for _, ri in by_ray:
+            g = min(sphere_g[si[0]], ray_g[ri[0]])
+            got = _cast(Spheres(g * c[si], g * r[si]), Rays(g * o[ri], g * d[ri], tm[ri]),
+                        False, pairing, "spheres")  # fmt: skip
+            parts.append((si[got.pairs[0]], ri[got.pairs[1]], got))
+    vol = np.concatenate([p[0] for p in parts])
+    ray = np.concatenate([p[1] for p in parts])
+    order = np.lexsort((ray, vol))
+    fields = [np.concatenate([getattr(p[2], f) for p in parts])[order]
+              for f in PairHits._fields[1:]]  # fmt: skip
+    return PairHits(np.stack([vol[order], ray[order]]).astype(np.intp), *fields)
 
 
 def cast_obb(obbs, origins, directions=None, *, t_max=None, pairing="elementwise"):

@@ -101,6 +101,9 @@ def sphere_sphere(moving, stationary, displacement, *, displacement_b=None):
     if n:
         # positions, radii and motion scaled alike: the same t, the same normals
         g = v.pow2_factor(a.center, a.radius, b.center, b.radius, disp)
+        parts = (a.center, a.radius, b.center, b.radius, disp)
+        if g != 1.0 and _by_scale(n, parts, _ks.sphere_sphere, out):
+            return _squeeze(out, s1 and s2 and s3)
         if g != 1.0:
             a, b, disp = _scaled(a, g), _scaled(b, g), g * disp
         _ks.sphere_sphere(a.center, a.radius, b.center, b.radius, disp, *out)
@@ -137,6 +140,9 @@ def sphere_aabb(spheres, boxes, displacement, *, displacement_b=None):
     out = _empty(n, dim)
     if n:
         g = v.pow2_factor(sph.center, sph.radius, boxes, disp)
+        parts = (sph.center, sph.radius, boxes, disp)
+        if g != 1.0 and _by_scale(n, parts, _ks.sphere_aabb, out):
+            return _squeeze(out, s1 and s2 and s3)
         if g != 1.0:
             sph, boxes, disp = _scaled(sph, g), g * boxes, g * disp
         _ks.sphere_aabb(sph.center, sph.radius, boxes, disp, *out)
@@ -144,6 +150,23 @@ def sphere_aabb(spheres, boxes, displacement, *, displacement_b=None):
 
 
 # -- helpers -----------------------------------------------------------------------------
+
+
+def _by_scale(n, parts, kernel, out):
+    """Fill ``out`` by ``kernel(*parts, *out)`` group by group of the n elements whose
+    magnitudes share a power of two (:func:`hitbox._validate.scale_groups`), each group's
+    ``parts`` (each (n, ...) or (1, ...)) scaled by its own: times of contact and unit
+    normals do not change with the scale. False (nothing done) when one scale serves
+    every element."""
+    groups = v.scale_groups(v.magnitudes(n, *parts))
+    if groups is None:
+        return False
+    for g, idx in groups:
+        got = _empty(len(idx), out.normal.shape[1])
+        kernel(*(g * (p if len(p) == 1 else p[idx]) for p in parts), *got)
+        for full, part in zip(out, got, strict=True):
+            full[idx] = part
+    return True
 
 
 def _scaled(spheres, g):

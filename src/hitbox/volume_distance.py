@@ -205,6 +205,7 @@ def _distances(ka, a_data, ia, kb, b_data, ib, names):
 
 
 def _gjk(ka, a_data, ia, kb, b_data, ib, names, d, qa, qb):
+    dim = qa.shape[1]
     sa, bad_a = _shapes(ka, a_data)
     sb, bad_b = _shapes(kb, b_data)
     for bad, idx, name in ((bad_a, ia, names[0]), (bad_b, ib, names[1])):
@@ -214,8 +215,26 @@ def _gjk(ka, a_data, ia, kb, b_data, ib, names, d, qa, qb):
                 f"{name}[{int(idx[np.argmax(hit)])}] is unbounded: distances to OBBs "
                 "and k-DOPs need finite volumes"
             )
-    # a power of two g brings magnitudes where GJK's squares neither overflow nor vanish
-    g = v.pow2_factor(sa.bound, sb.bound, safe_exp=v.SQUARES_SAFE_EXP)
+    # a power of two g brings magnitudes where GJK's squares neither overflow nor vanish:
+    # each pair's own (a far pair would shrink the others' until their squares vanish)
+    big = np.maximum(sa.bound[ia], sb.bound[ib])
+    groups = v.scale_groups(big, safe_exp=v.SQUARES_SAFE_EXP)
+    if groups is None:  # one scale for every pair, solved in place
+        g = v.pow2_for(float(big.max()), v.SQUARES_SAFE_EXP)
+        _gjk_scaled(sa, ia, sb, ib, g, d, qa, qb)
+    else:
+        for g, at in groups:
+            got = np.empty(len(at)), np.empty((len(at), dim)), np.empty((len(at), dim))
+            _gjk_scaled(sa, ia[at], sb, ib[at], g, *got)
+            d[at], qa[at], qb[at] = got
+    for s, idx in ((sa, ia), (sb, ib)):
+        if s.kind[0:1].tolist() == [_p.HULL]:  # k-DOPs whose slabs meet in no point
+            none = s.count[idx] == 0
+            d[none], qa[none], qb[none] = np.inf, np.nan, np.nan
+
+
+def _gjk_scaled(sa, ia, sb, ib, g, d, qa, qb):
+    """GJK on the pairs with both sets scaled by the power of two g, answers scaled back."""
     if g != 1.0:
         sa, sb = _scaled(sa, g), _scaled(sb, g)
     parallel = len(ia) >= _PARALLEL_MIN and numba.get_num_threads() > 1
@@ -224,10 +243,6 @@ def _gjk(ka, a_data, ia, kb, b_data, ib, names, d, qa, qb):
         d /= g
         qa /= g
         qb /= g
-    for s, idx in ((sa, ia), (sb, ib)):
-        if s.kind[0:1].tolist() == [_p.HULL]:  # k-DOPs whose slabs meet in no point
-            none = s.count[idx] == 0
-            d[none], qa[none], qb[none] = np.inf, np.nan, np.nan
 
 
 def _scaled(s, g):
