@@ -488,3 +488,18 @@ def test_volume_distances_of_a_batch_with_a_far_pair(far):
     alone = vd.distance(OBBs(np.zeros((1, 3)), np.ones((1, 3)), eye[:1]), k[:1])
     assert got.distance[0] == alone.distance[0] == 2.0
     np.testing.assert_array_equal(got.point_a[0], alone.point_a[0])
+
+
+@pytest.mark.parametrize("far", FAR)
+def test_a_mesh_against_shapes_with_a_far_one(far):
+    torus = hb.shapes.torus(500)
+    near = [cx.sphere([1.35, 0, 0], 0.1), cx.capsule([0, 0, -1], [1.0, 0, 1], 0.3),
+            cx.box([0, 0, 3], [0.2, 0.2, 0.2])]  # fmt: skip
+    mixed = cx.concatenate([near[0], cx.sphere([far, 0, 0], 1.0), *near[1:]])
+    alone = cx.concatenate(near)
+    assert torus.intersect_shapes(mixed).tolist() == [True, False, True, False]
+    for test in (torus.intersect_shapes, torus.intersect_shapes_brute):
+        np.testing.assert_array_equal(test(mixed)[[0, 2, 3]], test(alone))
+        got, want = test(mixed, mode="all"), test(alone, mode="all")
+        np.testing.assert_array_equal(got[1], want[1])
+        np.testing.assert_array_equal(got[0], np.array([0, 2, 3])[want[0]])

@@ -20,6 +20,11 @@ def intersect_shapes(mesh, shapes, transform, mode):
     shapes, mode = _checked(shapes, transform, mode)
     g = convex.safe_scale(shapes, size=mesh._size())
     if g != 1.0:  # the same faces and shapes where products of coordinates stay in range
+        big = np.maximum(v.magnitudes(len(shapes.kind), shapes.trans, shapes.bound),
+                         mesh._size())  # fmt: skip
+        groups = v.scale_groups(big, v.SQUARES_SAFE_EXP)
+        if groups is not None:  # shapes too far apart in scale for one: each at its own
+            return _by_scale(mesh, shapes, mode, groups)
         return intersect_shapes(mesh._twin(g), convex.scaled(shapes, g), None, mode)
     if mesh._convex is None:  # the slot triangles as flat hulls, made once
         mesh._convex = convex.triangles(mesh._slot_tris)
@@ -32,6 +37,24 @@ def intersect_shapes(mesh, shapes, transform, mode):
         out[found[0]] = True
         return out
     found[1] = t.prim_order[found[1]]
+    return np.ascontiguousarray(found[:, np.lexsort((found[1], found[0]))])
+
+
+def _by_scale(mesh, shapes, mode, groups):
+    """:func:`intersect_shapes` group by group of shapes sharing a power of two (a far
+    shape would shrink the others' problem until their squares vanish)."""
+    parts = []
+    for g, rows in groups:
+        got = intersect_shapes(mesh._twin(g), convex.scaled(convex.take(shapes, rows), g),
+                               None, mode)  # fmt: skip
+        parts.append((rows, got))
+    if mode == "any":
+        out = np.zeros(len(shapes.kind), bool)
+        for rows, got in parts:
+            out[rows] = got
+        return out
+    found = np.concatenate([np.stack([rows[got[0]], got[1]]) for rows, got in parts],
+                           axis=1).astype(np.intp)  # fmt: skip
     return np.ascontiguousarray(found[:, np.lexsort((found[1], found[0]))])
 
 

@@ -181,17 +181,11 @@ def shapes_overlapping(scene, ids, shapes, brute=False):
         if not len(rows):
             continue
         mesh, inverse = objects[m].mesh, np.linalg.inv(poses[m])
-        local = convex.transform(_take(shapes, q[rows]), inverse)
+        local = convex.transform(convex.take(shapes, q[rows]), inverse)
         test = mesh.intersect_shapes_brute if brute else mesh.intersect_shapes
         keep[rows] = test(local, mode="any")
     pairs = np.stack([q[keep], ids[k[keep]]]).astype(np.intp).reshape(2, -1)
     return np.ascontiguousarray(pairs[:, np.lexsort((pairs[1], pairs[0]))])
-
-
-def _take(shapes, rows):
-    """The shapes at ``rows`` (hull vertices shared)."""
-    fields = [np.ascontiguousarray(f[rows]) for f in shapes[:-1]]
-    return convex.Shapes(*fields, shapes.vertices)
 
 
 def _world_box(obj, pose):

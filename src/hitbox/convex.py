@@ -433,6 +433,12 @@ def safe_scale(*sets, size=0.0):
     return v.pow2_for(big, v.SQUARES_SAFE_EXP)
 
 
+def take(shapes, rows):
+    """The shapes at ``rows`` (hull vertices shared)."""
+    fields = [np.ascontiguousarray(f[rows]) for f in shapes[:-1]]
+    return Shapes(*fields, shapes.vertices)
+
+
 def scaled(s, g):
     """Shapes ``s`` scaled by the power of two ``g`` (exact): positions, sizes, hulls'
     vertices; the rotations and kinds are the same."""
