@@ -188,3 +188,35 @@ def test_scene_raycast_equals_every_object_tested(torus):
     np.testing.assert_array_equal(got.object, obj)
     np.testing.assert_array_equal(got.face, face)
     np.testing.assert_allclose(got.t, best, rtol=1e-9, atol=1e-12)
+
+
+def test_within_many_objects_equals_every_pair():
+    # a hundred balls, some static, one pair ignored, and a ground half-space: the
+    # broad phase's candidates must hold every pair within reach (closed forms here)
+    from hitbox import convex
+
+    rng = np.random.default_rng(11)
+    scene = Scene()
+    centres = rng.uniform(0.0, 6.0, (100, 3))
+    radii = rng.uniform(0.05, 0.4, 100)
+    for k in range(100):
+        scene.add(Spheres(centres[k : k + 1], radii[k : k + 1]), static=k % 7 == 0)
+    ground = scene.add(convex.halfspace([0, 0, 1], 0.2), static=True)
+    scene.ignore(3, 4)
+    reach = 0.35
+    pairs, dists = scene.within(reach)
+    want = {}
+    for i in range(100):
+        for j in range(i + 1, 100):
+            if (i % 7 == 0 and j % 7 == 0) or (i, j) == (3, 4):
+                continue
+            gap = np.linalg.norm(centres[i] - centres[j]) - radii[i] - radii[j]
+            if gap <= reach:
+                want[(i, j)] = max(0.0, gap)
+        gap = centres[i, 2] - radii[i] - 0.2  # above the ground z <= 0.2
+        if i % 7 and gap <= reach:
+            want[(i, ground)] = max(0.0, gap)
+    assert len(want) > 20
+    assert [tuple(p) for p in pairs.T.tolist()] == sorted(want)
+    np.testing.assert_allclose(dists, [want[tuple(p)] for p in pairs.T.tolist()],
+                               rtol=1e-12, atol=1e-12)  # fmt: skip
