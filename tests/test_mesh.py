@@ -613,8 +613,10 @@ def test_deformed_mesh_refits_and_answers_like_a_rebuild(small):
         )
     with pytest.raises(ValueError, match="keep the mesh"):
         mesh.deformed(np.concatenate([moved, moved[:1]]))  # one vertex too many
-    with pytest.raises(ValueError, match="indexes past"):
-        mesh.deformed(moved[:-1])  # too few: faces point past the end
+    with pytest.raises(ValueError, match="keep the mesh"):
+        mesh.deformed(moved[:-1])  # too few: named as such, not as faces past the end
+    with pytest.raises(ValueError, match="keep the mesh"):
+        mesh.deformed(moved[:-1].tolist())
 
 
 @pytest.mark.parametrize("kind", ("aabb", "kdop18", "obb", "sphere"))

@@ -155,11 +155,15 @@ class TriangleMesh(MeshCollisions, MeshProbes):
         Refitting keeps the topology, so queries stay exact; a tree refitted after large
         deformations prunes less well than a rebuilt one.
         """
-        verts, faces = v.as_mesh(vertices, self.faces)
-        if len(verts) != len(self.vertices):
+        try:  # the count first: the faces' check would name the faces, not the vertices
+            rows = len(vertices)
+        except TypeError:
+            rows = None  # not a sequence: as_mesh names the problem
+        if rows is not None and rows != len(self.vertices):
             raise ValueError(
-                f"vertices must keep the mesh's {len(self.vertices)} vertices, got {len(verts)}"
+                f"vertices must keep the mesh's {len(self.vertices)} vertices, got {rows}"
             )
+        verts, faces = v.as_mesh(vertices, self.faces)
         tris = verts[faces] if len(faces) else np.zeros((0, 3, 3))
         return TriangleMesh(verts, faces, bvh=self.bvh.refit(tris))
 
