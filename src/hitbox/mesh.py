@@ -156,9 +156,9 @@ class TriangleMesh(MeshCollisions, MeshProbes):
         deformations prunes less well than a rebuilt one.
         """
         try:  # the count first: the faces' check would name the faces, not the vertices
-            rows = len(vertices)
-        except TypeError:
-            rows = None  # not a sequence: as_mesh names the problem
+            rows = len(vertices) if np.shape(vertices)[1:] == (3,) else None
+        except (TypeError, ValueError):
+            rows = None  # not (V, 3): as_mesh names the problem
         if rows is not None and rows != len(self.vertices):
             raise ValueError(
                 f"vertices must keep the mesh's {len(self.vertices)} vertices, got {rows}"
