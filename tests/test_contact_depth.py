@@ -16,6 +16,7 @@ from hitbox import shapes
 from hitbox._kernels.triangle_depth import tri_ball_depth, tri_box_depth, tri_pair_depth
 from hitbox._kernels.triangle_overlap import tri_tri_overlap
 from hitbox._types import Spheres
+from hitbox.obb import OBBs
 from hitbox.pipeline import Scene
 
 SEEDS = st.integers(0, 2**32 - 1)
@@ -144,11 +145,88 @@ def test_scene_contacts_of_plain_volumes():
     scene.add(Spheres(np.array([0.3, 0.2, 0.4]), 0.5))
     step = scene.query(mode="contacts")
     assert np.isclose(step.depths[0], 0.1) and np.allclose(step.normals[0], [0, 0, 1])
-    # in a 2D scene the lifts are flat: no depth is claimed
+    # in a 2D scene: in the plane
     flat = Scene(dim=2)
     flat.add(Spheres(np.zeros(2), 1.0))
     flat.add(Spheres(np.array([1.5, 0.0]), 1.0))
-    assert np.isnan(flat.query(mode="contacts").depths).all()
+    step = flat.query(mode="contacts")
+    assert np.isclose(step.depths[0], 0.5) and np.allclose(step.normals[0], [1, 0, 0])
+
+
+def _shape_2d(rng, kind):
+    """(object to add to a 2D scene, support function of unit 2D directions (K, 2),
+    corners (4, 2) or None)."""
+    centre = rng.uniform(-1.0, 1.0, 2)
+    if kind == "disc":
+        r = rng.uniform(0.2, 1.0)
+        return Spheres(centre, r), lambda u: u @ centre + r, None
+    half = rng.uniform(0.1, 1.0, 2)
+    turn = rng.uniform(0, np.pi) if kind == "rectangle" else 0.0
+    rot = np.array([[np.cos(turn), -np.sin(turn)], [np.sin(turn), np.cos(turn)]])
+    corners = centre + (np.array([[-1, -1], [1, -1], [1, 1], [-1, 1]]) * half) @ rot.T
+    if kind == "box":
+        shape = np.stack([centre - half, centre + half])
+    else:
+        shape = OBBs(centre[None], half[None], rot[None])
+    return shape, lambda u: (u @ corners.T).max(axis=-1), corners
+
+
+def _depth_2d(sa, sb, ca, cb, centres):
+    """The least overlap of two convex plane shapes over every direction (the distance
+    from the origin to the boundary of A - B), exact: the minimum lies on an edge
+    normal, a direction from a disc's centre to a corner, or the centres' line."""
+    cand = [centres[1] - centres[0]]
+    for corners in (ca, cb):
+        if corners is not None:
+            edges = np.roll(corners, -1, axis=0) - corners
+            cand += list(edges @ np.array([[0, -1], [1, 0]]))
+    for corners, centre in ((ca, centres[1]), (cb, centres[0])):
+        if corners is not None:
+            cand += list(centre - corners)
+    u = np.array([c / np.linalg.norm(c) for c in cand if np.linalg.norm(c) > 0])
+    u = np.concatenate([u, -u])
+    return (sa(u) + sb(-u)).min()
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    seed=SEEDS,
+    kinds=st.sampled_from(
+        [
+            ("disc", "disc"),
+            ("disc", "rectangle"),
+            ("rectangle", "disc"),
+            ("box", "rectangle"),
+            ("rectangle", "rectangle"),
+            ("box", "box"),
+        ]
+    ),
+)
+def test_2d_scene_contacts_are_the_least_parting_moves_in_the_plane(seed, kinds):
+    rng = np.random.default_rng(seed)
+    (shape_a, sa, ca), (shape_b, sb, cb) = (_shape_2d(rng, k) for k in kinds)
+    scene = Scene(dim=2)
+    scene.add(shape_a)
+    scene.add(shape_b)
+    step = scene.query(mode="contacts")
+    if step.pairs.shape[1] == 0:
+        return
+    centres = [np.asarray(shape.center) if c is None else c.mean(axis=0)
+               for shape, c in ((shape_a, ca), (shape_b, cb))]  # fmt: skip
+    want = _depth_2d(sa, sb, ca, cb, centres)
+    normal = step.normals[0]
+    assert normal[2] == 0.0 and abs(np.linalg.norm(normal) - 1.0) < 1e-12
+    assert abs(step.depths[0] - max(want, 0.0)) <= 1e-9
+    # the normal achieves it: A and B overlap by exactly the depth along it
+    n2 = normal[:2]
+    assert abs(sa(n2) + sb(-n2) - step.depths[0]) <= 1e-9
+    m = step.manifolds
+    assert 1 <= m.count[0] <= 2
+    k = m.count[0]
+    assert (m.point_a[0, :k, 2] == 0.0).all() and (m.point_b[0, :k, 2] == 0.0).all()
+    np.testing.assert_allclose(
+        m.point_a[0, :k] - m.point_b[0, :k], m.depth[0, :k, None] * normal, atol=1e-9
+    )
 
 
 def _random_rotation(rng):

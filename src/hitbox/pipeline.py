@@ -239,9 +239,10 @@ class Scene(SceneEditing):
         pair of crossing triangles meets, in world coordinates, and ``result.normals``
         (T, 3), ``result.depths`` (T,): each column's penetration as
         :class:`~hitbox.mesh.Contacts` defines it (a face against a plain volume, or two
-        plain volumes, in 3D scenes too: :func:`hitbox.scene_queries.contact_geometry`),
-        and ``result.manifolds``: up to four contact points of each pair of two plain
-        objects (:func:`hitbox.scene_queries.contact_manifolds`).
+        plain volumes: :func:`hitbox.scene_queries.contact_geometry`; in a 2D scene, in
+        the plane), and ``result.manifolds``: up to four contact points of each pair of
+        two plain objects, two in a 2D scene
+        (:func:`hitbox.scene_queries.contact_manifolds`).
         ``inside=True`` (mode
         ``"any"``) also reports pairs of closed meshes one of which lies wholly inside
         the other (:func:`hitbox.scene_queries.inside_pairs`).
