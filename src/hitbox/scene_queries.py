@@ -19,12 +19,13 @@ from typing import NamedTuple
 import numpy as np
 
 from hitbox import _scene_convex_queries as _cq
+from hitbox import _scene_planar as _planar
 from hitbox import _scene_tlas as _tlas
 from hitbox import _validate as v
 from hitbox import broadphase, convex
 from hitbox._kernels import tlas as _kt
 from hitbox._kernels import triangle_depth as _kd
-from hitbox._scene_objects import CONVEX, MESH, SPHERE, lift_pose2, world_convex
+from hitbox._scene_objects import CONVEX, MESH, SPHERE, world_convex
 from hitbox._types import Rays
 from hitbox.shapes import box as _box_mesh
 
@@ -251,7 +252,7 @@ def contact_geometry(scene, result):
     face's own (the face against the ball or box, exact:
     :mod:`hitbox._kernels.triangle_depth`); their segment ends are NaN. In a 2D scene
     each pair's depth and normal lie in the plane (z = 0): those of the two shapes
-    extruded along z (:func:`_extruded`), exact for discs and rectangles alike."""
+    extruded along z (:mod:`hitbox._scene_planar`), exact for discs and rectangles alike."""
     n = result.triangles.shape[1]
     segments = np.full((n, 2, 3), np.nan)
     normals, depths = np.full((n, 3), np.nan), np.full(n, np.nan)
@@ -260,7 +261,7 @@ def contact_geometry(scene, result):
         lo, hi = result.offsets[k], result.offsets[k + 1]
         a, b = _object(scene, i), _object(scene, j)
         if a.kind != MESH and b.kind != MESH:
-            pen = convex.penetration(*_plain_pair(scene, i, j))
+            pen = convex.penetration(*_planar.plain_pair(scene, i, j))
             normals[lo], depths[lo] = pen.normal[0], max(float(pen.depth[0]), 0.0)
             continue
         if a.kind != MESH or b.kind != MESH:
@@ -285,7 +286,7 @@ def contact_manifolds(scene, result):
     of two plain objects (balls, boxes, convex shapes), from one
     :func:`hitbox.convex.manifold` call over them all; count 0 and NaN for a pair with
     a mesh (its contacts are its triangle columns). In a 2D scene the points lie in the
-    plane, at most two a pair (:func:`_in_plane`)."""
+    plane, at most two a pair (:func:`hitbox._scene_planar.in_plane`)."""
     pairs = result.pairs
     plain = [k for k, (i, j) in enumerate(pairs.T.tolist())
              if MESH not in (_object(scene, i).kind, _object(scene, j).kind)]  # fmt: skip
@@ -294,65 +295,14 @@ def contact_manifolds(scene, result):
                            np.full((n, m), np.nan), np.full((n, m, 3), np.nan),
                            np.full((n, m, 3), np.nan))  # fmt: skip
     if plain:
-        shapes = [_plain_pair(scene, i, j) for i, j in pairs[:, plain].T.tolist()]
+        shapes = [_planar.plain_pair(scene, i, j) for i, j in pairs[:, plain].T.tolist()]
         a, b = (convex.concatenate([pair[side] for pair in shapes]) for side in (0, 1))
         found = convex.manifold(a, b)
         if scene.dim == 2:
-            found = _in_plane(found)
+            found = _planar.in_plane(found)
         for field, value in zip(out, found, strict=True):
             field[plain] = value
     return out
-
-
-def _plain_pair(scene, i, j):
-    """Two plain objects as :mod:`hitbox.convex` shapes for their depth and contacts:
-    as they are in a 3D scene; in a 2D scene extruded along z (:func:`_extruded`) by
-    twice their bounding radii together, more than any depth in the plane (moving B
-    by the radii's sum along the centres' line parts them), so the pair parts soonest
-    within the plane."""
-    if scene.dim == 3:
-        return _convex(scene, i), _convex(scene, j)
-    height = 2.0 * (_object(scene, i).radius + _object(scene, j).radius)
-    return _extruded(scene, i, height), _extruded(scene, j, height)
-
-
-def _extruded(scene, i, height):
-    """A 2D scene's disc or rectangle as the 3D shape that spans it ``height`` up and
-    down z: a vertical capsule or a tall box, whose cut by z = 0 it is (its pair depths
-    and normals closed forms, as :func:`hitbox.convex.penetration` says)."""
-    obj, pose = _object(scene, i), _pose(scene, i)
-    centre = pose[:3, :3] @ obj.center + pose[:3, 3]
-    if obj.kind == SPHERE:
-        up = np.array([0.0, 0.0, height])
-        return convex.capsule(centre - up, centre + up, obj.radius)
-    half = np.array([obj.half[0], obj.half[1], height])
-    return convex.box(centre, half, pose[:3, :3] @ obj.rot)
-
-
-def _in_plane(found):
-    """2D manifolds from those of extruded shapes: each point dropped to z = 0 and the
-    points then equal in the plane (a vertical contact edge's two ends, to rounding of
-    the pair's size) kept once, the deepest, in their order."""
-    count = found.count.copy()
-    depth, point_a, point_b = found.depth.copy(), found.point_a.copy(), found.point_b.copy()
-    point_a[..., 2] = point_b[..., 2] = 0.0
-    for k in range(len(count)):
-        pts = point_a[k, : count[k], :2]
-        scale = np.abs(pts).max(initial=0.0) + np.abs(depth[k, : count[k]]).max(initial=0.0)
-        keep = []
-        for p in np.argsort(-depth[k, : count[k]], kind="stable"):
-            if all(np.abs(pts[p] - pts[q]).max() > 1e-9 * scale for q in keep):
-                keep.append(p)
-        keep.sort()
-        n = len(keep)
-        depth[k, :n], point_a[k, :n], point_b[k, :n] = (
-            depth[k, keep], point_a[k, keep], point_b[k, keep]
-        )
-        depth[k, n:], point_a[k, n:], point_b[k, n:] = np.nan, np.nan, np.nan
-        count[k] = n
-    normal = found.normal.copy()
-    normal[:, 2] = 0.0
-    return convex.Manifolds(count, normal, depth, point_a, point_b)
 
 
 def _mesh_volume_depths(scene, i, j, columns, normals, depths):
@@ -501,10 +451,7 @@ def _holds(outer, inner):
     return bool(np.all(outer[0] <= inner[0]) and np.all(inner[1] <= outer[1]))
 
 
-def _pose(scene, i):
-    """The object's (4, 4) pose: a 2D scene's lifted into 3D, turning about z."""
-    pose = scene.pose(i)
-    return pose if scene.dim == 3 else lift_pose2(pose)
+_pose = _planar.pose4
 
 
 def _world_sphere(scene, i):
