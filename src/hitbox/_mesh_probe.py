@@ -91,6 +91,17 @@ def by_scale(mesh, pts, query, lengths=()):
     return type(got)(*out) if isinstance(got, tuple) else out[0]
 
 
+def _at_scale(mesh, pts, single, g, query, lengths=()):
+    """``query(twin, points)`` for points (or a mesh) beyond the range where squares
+    are safe: on the mesh's twin at the power of two g, the ``lengths`` fields scaled
+    back, or group by group (:func:`by_scale`) where one scale cannot serve them all."""
+    mixed = None if single else by_scale(mesh, pts, query, lengths)
+    if mixed is not None:
+        return mixed
+    got = query(mesh._twin(g), pts[0] * g if single else pts * g)
+    return got._replace(**{k: getattr(got, k) / g for k in lengths}) if lengths else got
+
+
 def _contains_call(mesh, pts):
     return mesh.contains(pts)
 
@@ -112,10 +123,7 @@ def contains(mesh, points):
     pts, single = _read_only(v.as_points(points, dim=3, finite=True))
     g = mesh._scale_for(pts, safe_exp=v.SQUARES_SAFE_EXP)
     if g != 1.0:  # orient3d multiplies three coordinates: the same problem at scale g
-        mixed = None if single else by_scale(mesh, pts, _contains_call)
-        if mixed is not None:
-            return mixed
-        return mesh._twin(g).contains(pts[0] * g if single else pts * g)
+        return _at_scale(mesh, pts, single, g, _contains_call)
     if mesh._closed is None:
         mesh._closed = _inside.is_closed(mesh.faces)
     if mesh._closed and len(pts):
@@ -134,11 +142,7 @@ def closest_point(mesh, points):
     pts, single = _read_only(v.as_points(points, dim=3, finite=True))
     g = mesh._scale_for(pts, safe_exp=v.SQUARES_SAFE_EXP)
     if g != 1.0:  # the same problem where products of squares cannot overflow
-        mixed = None if single else by_scale(mesh, pts, _closest_call, LENGTHS)
-        if mixed is not None:
-            return mixed
-        res = mesh._twin(g).closest_point(pts[0] * g if single else pts * g)
-        return res._replace(point=res.point / g, distance=res.distance / g)
+        return _at_scale(mesh, pts, single, g, _closest_call, LENGTHS)
     n = len(pts)
     if not (n and mesh.n_faces):
         q, d = np.full((n, 3), np.nan), np.full(n, np.inf)
@@ -186,11 +190,7 @@ def closest_point_brute(mesh, points):
     pts, single = v.as_points(points, dim=3, finite=True)
     g = mesh._scale_for(pts, safe_exp=v.SQUARES_SAFE_EXP)
     if g != 1.0:  # as closest_point: squared distances that neither overflow nor vanish
-        mixed = None if single else by_scale(mesh, pts, _brute_call, LENGTHS)
-        if mixed is not None:
-            return mixed
-        res = mesh._twin(g).closest_point_brute(pts[0] * g if single else pts * g)
-        return res._replace(point=res.point / g, distance=res.distance / g)
+        return _at_scale(mesh, pts, single, g, _brute_call, LENGTHS)
     n = len(pts)
     q, d = np.full((n, 3), np.nan), np.full(n, np.inf)
     face, w = np.full(n, -1, np.intp), np.full((n, 3), np.nan)
@@ -212,10 +212,7 @@ def winding_number(mesh, points):
     pts, single = v.as_points(points, dim=3, finite=True)
     g = mesh._scale_for(pts, safe_exp=v.SQUARES_SAFE_EXP)
     if g != 1.0:  # solid angles multiply three coordinates: the same angles at scale g
-        mixed = None if single else by_scale(mesh, pts, _winding_call)
-        if mixed is not None:
-            return mixed
-        return mesh._twin(g).winding_number(pts[0] * g if single else pts * g)
+        return _at_scale(mesh, pts, single, g, _winding_call)
     w = winding(mesh, pts)
     return float(w[0]) if single else w
 
