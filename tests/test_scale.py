@@ -503,3 +503,16 @@ def test_a_mesh_against_shapes_with_a_far_one(far):
         got, want = test(mixed, mode="all"), test(alone, mode="all")
         np.testing.assert_array_equal(got[1], want[1])
         np.testing.assert_array_equal(got[0], np.array([0, 2, 3])[want[0]])
+
+
+@pytest.mark.parametrize("far", FAR)
+def test_contact_manifolds_of_a_batch_with_a_far_pair(far):
+    near_a = [cx.box([0, 0, 0], [1, 1, 1]), cx.capsule([0, 0, 0], [0, 0, 2], 0.5)]
+    near_b = [cx.box([1.9, 0.2, 0], [1, 1, 1]), cx.sphere([0.9, 0, 1], 0.5)]
+    a = cx.concatenate([near_a[0], cx.box([far, 0, 0], [1, 1, 1]), near_a[1]])
+    b = cx.concatenate([near_b[0], cx.box([far, 0, 1.9], [1, 1, 1]), near_b[1]])
+    got = cx.manifold(a, b)
+    want = cx.manifold(cx.concatenate(near_a), cx.concatenate(near_b))
+    assert want.count.tolist() == [4, 1]
+    for name in got._fields:
+        np.testing.assert_array_equal(getattr(got, name)[[0, 2]], getattr(want, name))

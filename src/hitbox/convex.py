@@ -362,11 +362,9 @@ def manifold(a, b, pairs=None):
     a = _as_shapes(a, "a")
     b = _as_shapes(b, "b")
     (_, point_a, point_b, normal), hit, beyond = _run(_p.PENETRATION, a, b, pairs)
-    g = safe_scale(a, b) if beyond else 1.0
-    if g != 1.0:  # pairs beyond 2**+-100: the clipping too at a scale where they fit
-        m = manifold(scaled(a, g), scaled(b, g), pairs)
-        return m._replace(depth=m.depth / g, point_a=m.point_a / g, point_b=m.point_b / g)
     ia, ib = v.pair_indices(len(a.kind), len(b.kind), pairs, "shapes")
+    if beyond:  # pairs beyond 2**+-100: the clipping too, each at a scale where it fits
+        return _manifolds_by_scale(a, b, ia, ib)
     n = len(ia)
     scale = np.maximum(a.bound[ia], b.bound[ib])
     if n:
@@ -431,6 +429,27 @@ def safe_scale(*sets, size=0.0):
     (:func:`hitbox._validate.pow2_for`)."""
     big = max([size] + [magnitude(s.trans, s.bound) for s in sets])
     return v.pow2_for(big, v.SQUARES_SAFE_EXP)
+
+
+def _manifolds_by_scale(a, b, ia, ib):
+    """:func:`manifold` of the pairs (ia, ib), each group of pairs sharing a power of two
+    (:func:`hitbox._validate.scale_groups` of their positions and sizes) solved at it:
+    one scale for all would shrink the ordinary pairs until their clipping fails."""
+    size_a = v.magnitudes(len(a.kind), a.trans, a.bound)
+    size_b = v.magnitudes(len(b.kind), b.trans, b.bound)
+    big = np.maximum(size_a[ia], size_b[ib])
+    groups = v.scale_groups(big, v.SQUARES_SAFE_EXP) or [
+        (v.pow2_for(float(big.max()), v.SQUARES_SAFE_EXP), np.arange(len(ia)))
+    ]
+    out = None
+    for g, rows in groups:
+        m = manifold(scaled(take(a, ia[rows]), g), scaled(take(b, ib[rows]), g))
+        m = m._replace(depth=m.depth / g, point_a=m.point_a / g, point_b=m.point_b / g)
+        if out is None:
+            out = [np.empty((len(ia), *f.shape[1:]), f.dtype) for f in m]
+        for full, part in zip(out, m, strict=True):
+            full[rows] = part
+    return Manifolds(*out)
 
 
 def take(shapes, rows):
