@@ -516,3 +516,30 @@ def test_contact_manifolds_of_a_batch_with_a_far_pair(far):
     assert want.count.tolist() == [4, 1]
     for name in got._fields:
         np.testing.assert_array_equal(getattr(got, name)[[0, 2]], getattr(want, name))
+
+
+@pytest.mark.parametrize("far", FAR)
+@pytest.mark.parametrize("mode", ["closest", "any", "all"])
+def test_raycasts_of_a_batch_with_a_far_ray(far, mode):
+    torus = hb.shapes.torus(500)
+    rng = np.random.default_rng(8)
+    origins, directions = rng.uniform(-2, 2, (60, 3)), rng.normal(size=(60, 3))
+    o = np.concatenate([origins[:30], [[far, 0.0, 0.1]], origins[30:]])
+    d = np.concatenate([directions[:30], [[-1.0, 0.0, 0.0]], directions[30:]])
+    d[10] *= 1e-200  # and a ray whose direction is tiny (its own power of two)
+    directions[10] *= 1e-200
+    got, want = (
+        torus.raycast(o, d, mode=mode),
+        torus.raycast(origins, directions, mode=mode),
+    )
+    if mode == "all":
+        near = got.ray != 30
+        np.testing.assert_array_equal(got.ray[near] - (got.ray[near] > 30), want.ray)
+        for name in ("face", "t", "u", "v"):
+            np.testing.assert_array_equal(getattr(got, name)[near], getattr(want, name))
+        return
+    assert want.hit.sum() > 5
+    for name in got._fields:
+        np.testing.assert_array_equal(
+            np.delete(getattr(got, name), 30), getattr(want, name)
+        )

@@ -232,6 +232,9 @@ def raycast(mesh, origins, directions, *, t_max=np.inf, mode="closest"):
     g = v.pow2_for(max(mesh._size(), big_o), v.SQUARES_SAFE_EXP)
     h = v.pow2_for(big_d, v.SQUARES_SAFE_EXP)
     if g != 1.0 or h != 1.0:  # where squares of coordinates overflow or vanish
+        mixed = None if single else _raycast_by_scale(mesh, rays, mode)
+        if mixed is not None:
+            return mixed
         return _raycast_scaled(mesh, rays, single, mode, g, h)
     n = len(rays.origin)
     if mode != "any":  # "any" reports the first hit its tree finds: always the own tree
@@ -301,6 +304,41 @@ def _raycast_scaled(mesh, rays, single, mode, g, h):
     if single:
         return RayHits(*(x[0].item() for x in out))
     return out
+
+
+def _raycast_by_scale(mesh, rays, mode):
+    """:func:`_raycast_scaled` group by group of rays sharing the powers of two of their
+    origins (with the mesh's size) and of their directions, or None when one pair of
+    them serves every ray: a far ray would otherwise shrink the others' problem until
+    their barycentrics' products vanish (hits and t survive the exact tests; u, v read
+    1/3)."""
+    big = np.maximum(np.abs(rays.origin).max(axis=1), mesh._size())
+    scale = np.stack([v.pow2_each(big, v.SQUARES_SAFE_EXP),
+                      v.pow2_each(np.abs(rays.direction).max(axis=1), v.SQUARES_SAFE_EXP)],
+                     axis=1)  # fmt: skip
+    combos = np.unique(scale, axis=0)
+    if len(combos) == 1:
+        return None
+    parts = []
+    for g, h in combos:
+        idx = np.flatnonzero((scale[:, 0] == g) & (scale[:, 1] == h))
+        t_max = rays.t_max if len(rays.t_max) == 1 else rays.t_max[idx]
+        sub = rays._replace(origin=rays.origin[idx], direction=rays.direction[idx],
+                            t_max=t_max)  # fmt: skip
+        parts.append((idx, _raycast_scaled(mesh, sub, False, mode, float(g), float(h))))
+    if mode == "all":
+        ray = np.concatenate([idx[got.ray] for idx, got in parts])
+        face, t, u, w = (np.concatenate([getattr(got, f) for _, got in parts])
+                         for f in ("face", "t", "u", "v"))  # fmt: skip
+        order = np.lexsort((face, t, ray))
+        return MeshRayHits(ray[order], face[order], t[order], u[order], w[order])
+    n = len(rays.origin)
+    first = parts[0][1]
+    out = [np.empty(n, getattr(first, f).dtype) for f in first._fields]
+    for idx, got in parts:
+        for full, part in zip(out, got, strict=True):
+            full[idx] = part
+    return type(first)(*out)
 
 
 def contains_slow(mesh, pts):
