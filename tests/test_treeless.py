@@ -117,7 +117,11 @@ def test_long_triangles_along_x_are_swept_along_another_axis():
         ({"transform": np.diag([2.0, 1.0, 1.0, 1.0])}, ValueError, "rigid|rotation"),
         ({"tris_a": np.zeros((2, 4, 3))}, ValueError, r"tris_a must have shape"),
         ({"tris_b": np.full((1, 3, 3), np.nan)}, ValueError, "tris_b.*finite"),
-        ({"tris_b": np.full((1, 3, 3), 2.0**120)}, ValueError, "beyond"),
+        (
+            {"tris_a": np.ones((1, 3, 3)), "tris_b": np.full((1, 3, 3), 2.0**120)},
+            ValueError,
+            "2\\*\\*100 times nearer",
+        ),
         ({"tris_a": "abc"}, TypeError, "tris_a"),
     ],
 )
@@ -127,3 +131,15 @@ def test_bad_input_is_named(kwargs, error, match):
     extra = {k: args.pop(k) for k in ("mode", "transform") if k in args}
     with pytest.raises(error, match=match):
         treeless.intersect(args["tris_a"], args["tris_b"], **extra)
+
+
+@pytest.mark.parametrize("e", [-600, -300, -120, 120, 300, 600])
+def test_sets_beyond_2_to_the_100_are_solved_at_a_power_of_two(e):
+    rng = np.random.default_rng(4)
+    a = rng.normal(size=(40, 3, 3))
+    b = a[::-1] + rng.normal(scale=0.3, size=a.shape)
+    want = treeless.intersect(a, b, mode="all")
+    assert want.shape[1] > 0
+    s = 2.0**e
+    np.testing.assert_array_equal(treeless.intersect(a * s, b * s, mode="all"), want)
+    assert treeless.intersect(a * s, b * s) == (want.shape[1] > 0)

@@ -38,14 +38,15 @@ def intersect(tris_a, tris_b, transform=None, *, mode="any"):
     axis first, the least taken): fine for one-off questions, where a tree's build
     and compilation cost more; :meth:`hitbox.mesh.TriangleMesh.intersect` for many.
     Coordinates beyond
-    [2**-100, 2**100] are refused (products of three of them would overflow or vanish);
-    :meth:`hitbox.mesh.TriangleMesh.intersect` rescales those.
+    [2**-100, 2**100] are solved at a power of two (exact) where products of three stay
+    in range; two sets whose largest coordinates lie more than 2**100 apart in magnitude
+    are refused.
 
     Raises
     ------
     ValueError
         Bad shapes, non-finite coordinates, a transform that is not rigid, an unknown
-        mode, or coordinates out of that range.
+        mode, or two sets that far apart in magnitude.
     """
     v.check_choice(mode, "mode", MODES)
     a, _ = v.as_point_groups(tris_a, "tris_a", dim=3)
@@ -57,13 +58,16 @@ def intersect(tris_a, tris_b, transform=None, *, mode="any"):
         np.eye(4) if transform is None else transform, "transform", rigid=True
     )
     moved = _affine.apply(rot, trans, b)  # rounded as TriangleMesh.intersect moves them
-    for arr, name in ((a, "tris_a"), (moved, "tris_b placed by transform")):
-        size = float(np.abs(arr).max()) if arr.size else 0.0
-        if (
-            size != 0.0
-            and not 2.0**-v.SQUARES_SAFE_EXP <= size <= 2.0**v.SQUARES_SAFE_EXP
-        ):
-            raise ValueError(f"{name} has coordinates beyond [2**-100, 2**100]")
+    sizes = [float(np.abs(arr).max()) if arr.size else 0.0 for arr in (a, moved)]
+    for size, name in zip(sizes, ("tris_a", "tris_b placed by transform"), strict=True):
+        if 0.0 < size < max(sizes) * 2.0**-v.SQUARES_SAFE_EXP:
+            raise ValueError(
+                f"{name} lies more than 2**100 times nearer the origin than the other "
+                "set's farthest coordinate: products of three coordinates would vanish"
+            )
+    g = v.pow2_for(max(sizes), v.SQUARES_SAFE_EXP)
+    if g != 1.0:  # the same problem at a power of two (exact): every sign the same
+        a, moved = a * g, moved * g
     a_box = np.stack([a.min(axis=1), a.max(axis=1)], axis=1)
     b_box = np.stack([moved.min(axis=1), moved.max(axis=1)], axis=1)
     axis = _sweep_axis(a_box, b_box)
