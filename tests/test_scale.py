@@ -543,3 +543,21 @@ def test_raycasts_of_a_batch_with_a_far_ray(far, mode):
         np.testing.assert_array_equal(
             np.delete(getattr(got, name), 30), getattr(want, name)
         )
+
+
+@pytest.mark.parametrize("e", [-990, -300, 300, 1000])
+def test_sphere_casts_with_huge_or_tiny_directions(e):
+    # the kernel scales a direction by its own largest component: the positions' power
+    # of two must not take the direction with it (a direction of 2**1000 and an origin
+    # of 5 made the origin vanish, and t read 0)
+    s = 2.0**e
+    ball = hb.Spheres(np.zeros((1, 3)), np.ones(1))
+    got = hb.ray.cast_sphere(
+        ball, np.array([[-5.0, 0.0, 0.0]]), np.array([[s, 0.0, 0.0]])
+    )
+    assert got.hit[0]
+    assert got.t_enter[0] * s == 4.0 and got.t_exit[0] * s == 6.0
+    scene = Scene()
+    scene.add(hb.Spheres(np.zeros((1, 3)), np.ones(1)))
+    hit = scene.raycast(np.array([[-5.0, 0.0, 0.0]]), np.array([[s, 0.0, 0.0]]))
+    assert hit.object[0] == 0 and hit.t[0] * s == 4.0

@@ -13,6 +13,7 @@ from typing import NamedTuple
 import numba
 import numpy as np
 
+from hitbox import _validate as v
 from hitbox import mixed, ray
 from hitbox._kernels import pipeline as _kp
 from hitbox._kernels import tlas as _k
@@ -339,8 +340,7 @@ def _plain_distance(pts, kind, centre, radius, half, wrot):
     """(distances, nearest points) of a solid sphere or box from each point, 0 inside;
     summed as the kernels sum."""
     if kind == _k.SPHERE:
-        dx, dy, dz = pts[:, 0] - centre[0], pts[:, 1] - centre[1], pts[:, 2] - centre[2]
-        length = np.sqrt(dx * dx + dy * dy + dz * dz)
+        length = v.lengths(pts - centre)  # by hypot where squares would overflow
         gap = length - radius
         outside = gap > 0.0
         with np.errstate(invalid="ignore", divide="ignore"):
@@ -349,7 +349,7 @@ def _plain_distance(pts, kind, centre, radius, half, wrot):
     local = to_local(pts, wrot, centre)
     e = np.abs(local) - half
     e = np.where(e > 0.0, e, 0.0)
-    gap = np.sqrt(e[:, 0] * e[:, 0] + e[:, 1] * e[:, 1] + e[:, 2] * e[:, 2])
+    gap = v.lengths(e)
     q = centre + np.clip(local, -half, half) @ wrot.T
     return gap, np.where((gap > 0.0)[:, None], q, pts)
 
@@ -357,16 +357,20 @@ def _plain_distance(pts, kind, centre, radius, half, wrot):
 def _bounding_sphere(tab, k):
     lo, hi = tab.boxes[k]
     centre = 0.5 * lo + 0.5 * hi
-    return centre, float(np.linalg.norm(0.5 * hi - 0.5 * lo)) * (1 + 1e-12)
+    return centre, float(v.lengths(0.5 * hi - 0.5 * lo)) * (1 + 1e-12)
 
 
 def _may_reach(o, d, t_max, centre, radius):
     """(R,) bool: whether each segment o + [0, t_max] d may come within ``radius`` of
     ``centre`` (widened by a relative 1e-9: the test only culls)."""
-    dd = np.einsum("ij,ij->i", d, d)
-    s = np.clip(np.einsum("ij,ij->i", centre - o, d) / dd, 0.0, t_max)
+    # along u = d / max|d| (|u| in [1, 3**0.5]: its square cannot overflow or vanish)
+    big = np.abs(d).max(axis=1)
+    u = d / big[:, None]
+    with np.errstate(over="ignore"):  # a t_max * big beyond the floats is no limit
+        s = np.clip(np.einsum("ij,ij->i", centre - o, u) / np.einsum("ij,ij->i", u, u),
+                    0.0, t_max * big)  # fmt: skip
     s = np.where(np.isfinite(s), s, 0.0)
-    gap = np.linalg.norm(o + s[:, None] * d - centre, axis=1)
+    gap = v.lengths(o + s[:, None] * u - centre)
     scale = np.abs(o).max(axis=1) + np.abs(centre).max() + radius
     return gap <= radius + 1e-9 * scale
 

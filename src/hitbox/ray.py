@@ -161,34 +161,47 @@ def cast_sphere(spheres, origins, directions=None, *, t_max=None, pairing="eleme
     -----
     The quadratic is solved in the stable form of Haines et al. (Ray Tracing Gems, ch. 7)
     after scaling the direction by its largest component, so huge and tiny directions
-    neither overflow nor lose the hit; inputs whose magnitudes leave [2**-400, 2**400] are
-    solved rescaled by one power of two (exact). Unlike the slab casts this is not exact:
+    neither overflow nor lose the hit; positions and radii whose magnitudes leave
+    [2**-400, 2**400] are solved rescaled by a power of two (exact; t scaled back), each
+    group of pairs sharing one at its own. Unlike the slab casts this is not exact:
     a ray tangent to the sphere may hit or miss by rounding.
     """
     rays, single_r = _rays(origins, directions, t_max)
     spheres, single_b = v.as_spheres(spheres, dim=rays.origin.shape[1])
     o, d, tm = rays
     c, r = spheres
-    # positions, radii and directions scaled alike by a power of two: the same t
-    g = v.pow2_factor(c, r, o, d)
+    # positions and radii scaled by a power of two (the kernel scales each direction by
+    # its own largest component): t scales by it too
+    g = v.pow2_factor(c, r, o)
     if g != 1.0:
         mixed = _spheres_by_scale(spheres, rays, single_r and single_b, pairing)
         if mixed is not None:
             return mixed
-        spheres, rays = Spheres(g * c, g * r), Rays(g * o, g * d, tm)
-    return _cast(spheres, rays, single_r and single_b, pairing, "spheres")
+    return _cast_scaled(c, r, o, d, tm, g, single_r and single_b, pairing)
+
+
+def _cast_scaled(c, r, o, d, tm, g, single, pairing):
+    """:func:`_cast` of spheres (c, r) and rays (o, d, tm) with the positions, radii and
+    t_max times the power of two g (exact; the directions as they are), the hits' t
+    mapped back."""
+    if g == 1.0:
+        return _cast(Spheres(c, r), Rays(o, d, tm), single, pairing, "spheres")
+    with np.errstate(over="ignore"):  # a t_max beyond the floats is no limit
+        got = _cast(Spheres(g * c, g * r), Rays(g * o, d, g * tm), single, pairing,
+                    "spheres")  # fmt: skip
+    return got._replace(t_enter=got.t_enter / g, t_exit=got.t_exit / g)
 
 
 def _spheres_by_scale(spheres, rays, single, pairing):
     """:func:`cast_sphere` where the rays and spheres mix magnitudes too far apart for one
     power of two (a far sentinel among ordinary ones would shrink theirs until their
     squares vanish): each pair solved at the scale of its larger magnitude
-    (:func:`hitbox._validate.scale_groups`), t and normals unchanged by it. None when one
-    scale serves every pair."""
+    (:func:`hitbox._validate.scale_groups` of positions and radii: directions are the
+    kernel's to scale). None when one scale serves every pair."""
     (c, r), (o, d, tm) = spheres, rays
     if v.check_choice(pairing, "pairing", PAIRINGS) == "elementwise":
         n = v.broadcast_len(len(c), len(o), "spheres", "rays elementwise")
-        groups = v.scale_groups(v.magnitudes(n, c, r, o, d))
+        groups = v.scale_groups(v.magnitudes(n, c, r, o))
         if groups is None:
             return None
         out = _empty_hits(n, o.shape[1])
@@ -197,26 +210,27 @@ def _spheres_by_scale(spheres, rays, single, pairing):
             def pick(x, idx=idx):
                 return x if len(x) == 1 else x[idx]
 
-            got = _cast(Spheres(g * pick(c), g * pick(r)),
-                        Rays(g * pick(o), g * pick(d), pick(tm)), False, pairing,
-                        "spheres")  # fmt: skip
+            got = _cast_scaled(pick(c), pick(r), pick(o), pick(d), pick(tm), g, False,
+                               pairing)  # fmt: skip
             for full, part in zip(out, got, strict=True):
                 full[idx] = part
         return _squeeze(out, single)
     # every pair: a pair's scale is its two groups' smaller (pow2_each never rises
     # with the magnitude)
     by_sphere = v.scale_groups(v.magnitudes(len(c), c, r)) or [(1.0, np.arange(len(c)))]
-    by_ray = v.scale_groups(v.magnitudes(len(o), o, d)) or [(1.0, np.arange(len(o)))]
+    by_ray = v.scale_groups(v.magnitudes(len(o), o)) or [(1.0, np.arange(len(o)))]
     if len(by_sphere) == 1 and len(by_ray) == 1:
         return None
     sphere_g = v.pow2_each(v.magnitudes(len(c), c, r))
-    ray_g = v.pow2_each(v.magnitudes(len(o), o, d))
+    ray_g = v.pow2_each(v.magnitudes(len(o), o))
     parts = []
     for _, si in by_sphere:
         for _, ri in by_ray:
             g = min(sphere_g[si[0]], ray_g[ri[0]])
-            got = _cast(Spheres(g * c[si], g * r[si]), Rays(g * o[ri], g * d[ri], tm[ri]),
-                        False, pairing, "spheres")  # fmt: skip
+            t_max = tm if len(tm) == 1 else tm[ri]
+            got = _cast_scaled(
+                c[si], r[si], o[ri], d[ri], t_max, float(g), False, pairing
+            )
             parts.append((si[got.pairs[0]], ri[got.pairs[1]], got))
     vol = np.concatenate([p[0] for p in parts])
     ray = np.concatenate([p[1] for p in parts])
