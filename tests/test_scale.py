@@ -561,3 +561,12 @@ def test_sphere_casts_with_huge_or_tiny_directions(e):
     scene.add(hb.Spheres(np.zeros((1, 3)), np.ones(1)))
     hit = scene.raycast(np.array([[-5.0, 0.0, 0.0]]), np.array([[s, 0.0, 0.0]]))
     assert hit.object[0] == 0 and hit.t[0] * s == 4.0
+
+
+def test_scene_nearest_to_far_points_is_finite():
+    scene = Scene()
+    scene.add(hb.Spheres(np.zeros((1, 3)), np.ones(1)))
+    scene.add(np.array([[3.0, 0, 0], [4, 1, 1]]))
+    got = scene.nearest(np.array([[1e300, 0, 0], [0, 0, 2.0], [-1e300, 0, 0]]))
+    np.testing.assert_array_equal(got.distance, [1e300, 1.0, 1e300])
+    np.testing.assert_array_equal(got.point[[0, 2]], [[1.0, 0, 0], [-1.0, 0, 0]])
