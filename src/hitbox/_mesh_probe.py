@@ -75,20 +75,16 @@ def by_scale(mesh, pts, query, lengths=()):
     arrays whose ``lengths`` fields are divided back by the scale) are put back in the
     points' order. None when one scale serves every point."""
     big = np.maximum(np.abs(pts).max(axis=1), mesh._size())
-    scale = v.pow2_each(big, safe_exp=v.SQUARES_SAFE_EXP)
-    if (scale == scale[0]).all():
+    groups = v.scale_groups(big, v.SQUARES_SAFE_EXP)
+    if groups is None:
         return None
-    out = None
-    for g in np.unique(scale):
-        idx = np.flatnonzero(scale == g)
-        got = query(mesh._twin(float(g)), pts[idx] * g)
-        fields = got if isinstance(got, tuple) else (got,)
-        if out is None:
-            out = [np.empty((len(pts), *f.shape[1:]), f.dtype) for f in fields]
-        names = got._fields if isinstance(got, tuple) else ("",)
-        for o, f, name in zip(out, fields, names, strict=True):
-            o[idx] = f / g if name in lengths else f
-    return type(got)(*out) if isinstance(got, tuple) else out[0]
+    parts = []
+    for g, idx in groups:
+        got = query(mesh._twin(g), pts[idx] * g)
+        if lengths:
+            got = got._replace(**{k: getattr(got, k) / g for k in lengths})
+        parts.append((idx, got))
+    return v.in_order(len(pts), parts)
 
 
 def _at_scale(mesh, pts, single, g, query, lengths=()):
@@ -332,13 +328,7 @@ def _raycast_by_scale(mesh, rays, mode):
                          for f in ("face", "t", "u", "v"))  # fmt: skip
         order = np.lexsort((face, t, ray))
         return MeshRayHits(ray[order], face[order], t[order], u[order], w[order])
-    n = len(rays.origin)
-    first = parts[0][1]
-    out = [np.empty(n, getattr(first, f).dtype) for f in first._fields]
-    for idx, got in parts:
-        for full, part in zip(out, got, strict=True):
-            full[idx] = part
-    return type(first)(*out)
+    return v.in_order(len(rays.origin), parts)
 
 
 def contains_slow(mesh, pts):

@@ -580,6 +580,21 @@ def scale_groups(big, safe_exp=None):
     return [(float(s), np.flatnonzero(g == s)) for s in np.unique(g)]
 
 
+def in_order(n, parts):
+    """The answers of groups put back in the elements' order: ``parts`` [(indices,
+    answer)], each answer a NamedTuple of arrays (or one array) over its group's
+    elements; returns the same kind over all n."""
+    first = parts[0][1]
+    fields = first if isinstance(first, tuple) else (first,)
+    out = [np.empty((n, *f.shape[1:]), f.dtype) for f in fields]
+    for idx, got in parts:
+        for full, part in zip(
+            out, got if isinstance(got, tuple) else (got,), strict=True
+        ):
+            full[idx] = part
+    return type(first)(*out) if isinstance(first, tuple) else out[0]
+
+
 def pow2_for(big, safe_exp=None):
     """:func:`pow2_factor` of arrays whose largest finite magnitude is ``big``."""
     if safe_exp is None:

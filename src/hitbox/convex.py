@@ -441,15 +441,12 @@ def _manifolds_by_scale(a, b, ia, ib):
     groups = v.scale_groups(big, v.SQUARES_SAFE_EXP) or [
         (v.pow2_for(float(big.max()), v.SQUARES_SAFE_EXP), np.arange(len(ia)))
     ]
-    out = None
+    parts = []
     for g, rows in groups:
         m = manifold(scaled(take(a, ia[rows]), g), scaled(take(b, ib[rows]), g))
         m = m._replace(depth=m.depth / g, point_a=m.point_a / g, point_b=m.point_b / g)
-        if out is None:
-            out = [np.empty((len(ia), *f.shape[1:]), f.dtype) for f in m]
-        for full, part in zip(out, m, strict=True):
-            full[rows] = part
-    return Manifolds(*out)
+        parts.append((rows, m))
+    return v.in_order(len(ia), parts)
 
 
 def take(shapes, rows):

@@ -224,9 +224,9 @@ def _many(a, b, rots, transes, upper, rtol, atol):
     g = _scale(a, b, transes)
     if g != 1.0 and len(rots) > 1:  # poses far apart in scale: each group at its own
         big = np.maximum(np.abs(transes).max(axis=1), max(a._size(), b._size()))
-        scale = v.pow2_each(big, safe_exp=v.SQUARES_SAFE_EXP)
-        if not (scale == scale[0]).all():
-            return _many_by_scale(a, b, rots, transes, upper, rtol, atol, scale)
+        groups = v.scale_groups(big, v.SQUARES_SAFE_EXP)
+        if groups is not None:
+            return _many_by_scale(a, b, rots, transes, upper, rtol, atol, groups)
     if g != 1.0:  # as in distance()
         a, b, transes, upper, atol = (
             a._twin(g),
@@ -257,19 +257,13 @@ def _many(a, b, rots, transes, upper, rtol, atol):
                          _lower(out_d, upper, rtol, atol) / g)  # fmt: skip
 
 
-def _many_by_scale(a, b, rots, transes, upper, rtol, atol, scale):
-    """:func:`_many` group by group of poses sharing a power of two (``scale``): one
-    far pose would otherwise scale every other pose's problem down until its squares
-    vanish (hitbox._mesh_probe.by_scale does the same for points)."""
-    out = None
-    for g in np.unique(scale):
-        idx = np.flatnonzero(scale == g)
-        got = _many(a, b, rots[idx], transes[idx], upper, rtol, atol)
-        if out is None:
-            out = [np.empty((len(rots), *f.shape[1:]), f.dtype) for f in got]
-        for o, f in zip(out, got, strict=True):
-            o[idx] = f
-    return MeshDistances(*out)
+def _many_by_scale(a, b, rots, transes, upper, rtol, atol, groups):
+    """:func:`_many` group by group of poses sharing a power of two (``groups``:
+    :func:`hitbox._validate.scale_groups`): one far pose would otherwise scale every
+    other pose's problem down until its squares vanish."""
+    parts = [(idx, _many(a, b, rots[idx], transes[idx], upper, rtol, atol))
+             for _, idx in groups]  # fmt: skip
+    return v.in_order(len(rots), parts)
 
 
 def distance_brute(a, b, transform=None):
