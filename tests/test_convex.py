@@ -244,9 +244,11 @@ def test_touching_counts_as_overlapping():
     ])  # fmt: skip
     assert cx.intersects(a, b).all()
     np.testing.assert_array_equal(cx.distance(a, b).distance, 0.0)
-    depth = cx.penetration(a, b).depth
+    pen = cx.penetration(a, b)
+    depth = pen.depth
     assert (np.abs(depth) < 1e-12).all()
     assert not np.signbit(depth[depth == 0.0]).any()  # 0, not -0 (-distance) as if apart
+    assert not np.signbit(pen.normal[pen.normal == 0.0]).any()  # nor -0 components
     assert not cx.intersects(a, cx.transform(b, _shift(1e-6))).any()
 
 

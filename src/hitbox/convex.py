@@ -341,6 +341,7 @@ def penetration(a, b, pairs=None):
     """
     (depth, point_a, point_b, normal), _, _ = _run(_p.PENETRATION, a, b, pairs)
     depth += 0.0  # a touching pair's -distance is -0.0: read as 0, not as apart
+    normal += 0.0  # no -0.0 components (closed forms negate zeros)
     return Penetrations(depth, normal, point_a, point_b)
 
 
@@ -377,7 +378,7 @@ def manifold(a, b, pairs=None):
         _m.manifolds(a, ia, b, ib, hit, normal, point_a, point_b,
                      TOUCH * np.maximum(scale, 1e-300), count, out[1], out[2], out[0])  # fmt: skip
     normal[count == 0] = np.nan
-    return Manifolds(count, normal, *out)
+    return Manifolds(count, normal + 0.0, *out)
 
 
 # -- helpers ------------------------------------------------------------------------------
