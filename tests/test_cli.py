@@ -222,11 +222,10 @@ def test_collide_without_compiled_trees_answers_treeless(capsys, folder, monkeyp
     assert status == 0 and "collide: yes" in text and "no trees" in text
 
 
-def test_collide_without_compiled_trees_hands_huge_coordinates_to_the_trees(
-    capsys, tmp_path, monkeypatch
-):
+def test_collide_without_compiled_trees_at_extreme_scales(capsys, tmp_path, monkeypatch):
     """Coordinates beyond 2**100 (where products of three overflow): the treeless
-    sweep refuses them and the trees, which rescale, answer."""
+    sweep solves them at a power of two; two meshes more than 2**100 apart in size it
+    hands to the trees, which answer."""
     import trimesh
 
     from hitbox import warmup
@@ -234,13 +233,21 @@ def test_collide_without_compiled_trees_hands_huge_coordinates_to_the_trees(
     monkeypatch.setattr(
         warmup, "is_cached", lambda command: command == warmup.TREELESS_COLLIDE
     )
-    box = trimesh.creation.box()
-    box.apply_scale(2.0**110)
-    box.export(tmp_path / "huge.obj")
-    got = run_json(
-        capsys, "collide", tmp_path / "huge.obj", tmp_path / "huge.obj", "--all"
+    for name, scale in (("huge", 2.0**110), ("unit", 1.0)):
+        box = trimesh.creation.box()
+        box.apply_scale(scale)
+        box.export(tmp_path / f"{name}.obj")
+    huge = tmp_path / "huge.obj"
+    got = run_json(capsys, "collide", huge, huge, "--all")
+    assert got["collide"] is True and got["node"] is None and got["n_pairs"] > 0
+    monkeypatch.setattr(warmup, "is_cached", lambda command: True)
+    trees = run_json(capsys, "collide", huge, huge, "--all")
+    assert trees["node"] == "obb" and trees["pairs"] == got["pairs"]
+    monkeypatch.setattr(
+        warmup, "is_cached", lambda command: command == warmup.TREELESS_COLLIDE
     )
-    assert got["collide"] is True and got["node"] == "obb" and got["n_pairs"] > 0
+    apart = run_json(capsys, "collide", tmp_path / "unit.obj", huge, "--all")
+    assert apart["collide"] is False and apart["node"] == "obb"
 
 
 def test_collide_uses_the_relative_pose(capsys, folder):

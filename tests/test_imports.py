@@ -41,6 +41,7 @@ LAYERS = {
     "_scene_editing": 6,
     "_scene_tlas": 6,
     "_scene_convex_queries": 6,
+    "_scene_planar": 6,
     "distance": 5,
     "_mesh_hull": 5,
     "volume_distance": 5,
