@@ -13,6 +13,7 @@ LAYERS = {
     "_kernels": 1,
     "_direct_call": 1,  # a compiled kernel called without numba's dispatch
     "_validate": 1,
+    "_scale_groups": 1,
     "io.common": 1,  # io's FileError and checks, under io.saved
     "io.saved": 1,  # saved trees' .npz format, read and written under bvh
     "aabb": 2,

@@ -10,6 +10,7 @@ import numba
 import numpy as np
 
 from hitbox import _containment
+from hitbox import _scale_groups as _sg
 from hitbox import _validate as v
 from hitbox import distance as _distance
 from hitbox._kernels import bvh_ray as _ray
@@ -75,7 +76,7 @@ def by_scale(mesh, pts, query, lengths=()):
     arrays whose ``lengths`` fields are divided back by the scale) are put back in the
     points' order. None when one scale serves every point."""
     big = np.maximum(np.abs(pts).max(axis=1), mesh._size())
-    groups = v.scale_groups(big, v.SQUARES_SAFE_EXP)
+    groups = _sg.scale_groups(big, v.SQUARES_SAFE_EXP)
     if groups is None:
         return None
     parts = []
@@ -84,7 +85,7 @@ def by_scale(mesh, pts, query, lengths=()):
         if lengths:
             got = got._replace(**{k: getattr(got, k) / g for k in lengths})
         parts.append((idx, got))
-    return v.in_order(len(pts), parts)
+    return _sg.in_order(len(pts), parts)
 
 
 def _at_scale(mesh, pts, single, g, query, lengths=()):
@@ -328,7 +329,7 @@ def _raycast_by_scale(mesh, rays, mode):
                          for f in ("face", "t", "u", "v"))  # fmt: skip
         order = np.lexsort((face, t, ray))
         return MeshRayHits(ray[order], face[order], t[order], u[order], w[order])
-    return v.in_order(len(rays.origin), parts)
+    return _sg.in_order(len(rays.origin), parts)
 
 
 def contains_slow(mesh, pts):

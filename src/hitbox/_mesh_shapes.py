@@ -7,6 +7,7 @@ counts)."""
 
 import numpy as np
 
+from hitbox import _scale_groups as _sg
 from hitbox import _validate as v
 from hitbox import convex
 from hitbox._kernels import mesh_shapes as _k
@@ -20,9 +21,9 @@ def intersect_shapes(mesh, shapes, transform, mode):
     shapes, mode = _checked(shapes, transform, mode)
     g = convex.safe_scale(shapes, size=mesh._size())
     if g != 1.0:  # the same faces and shapes where products of coordinates stay in range
-        big = np.maximum(v.magnitudes(len(shapes.kind), shapes.trans, shapes.bound),
+        big = np.maximum(_sg.magnitudes(len(shapes.kind), shapes.trans, shapes.bound),
                          mesh._size())  # fmt: skip
-        groups = v.scale_groups(big, v.SQUARES_SAFE_EXP)
+        groups = _sg.scale_groups(big, v.SQUARES_SAFE_EXP)
         if groups is not None:  # shapes too far apart in scale for one: each at its own
             return _by_scale(mesh, shapes, mode, groups)
         return intersect_shapes(mesh._twin(g), convex.scaled(shapes, g), None, mode)

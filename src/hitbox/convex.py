@@ -31,6 +31,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from hitbox import _scale_groups as _sg
 from hitbox import _validate as v
 from hitbox import poses as _poses
 from hitbox._kernels import convex_pairs as _k
@@ -436,10 +437,10 @@ def _manifolds_by_scale(a, b, ia, ib):
     """:func:`manifold` of the pairs (ia, ib), each group of pairs sharing a power of two
     (:func:`hitbox._validate.scale_groups` of their positions and sizes) solved at it:
     one scale for all would shrink the ordinary pairs until their clipping fails."""
-    size_a = v.magnitudes(len(a.kind), a.trans, a.bound)
-    size_b = v.magnitudes(len(b.kind), b.trans, b.bound)
+    size_a = _sg.magnitudes(len(a.kind), a.trans, a.bound)
+    size_b = _sg.magnitudes(len(b.kind), b.trans, b.bound)
     big = np.maximum(size_a[ia], size_b[ib])
-    groups = v.scale_groups(big, v.SQUARES_SAFE_EXP) or [
+    groups = _sg.scale_groups(big, v.SQUARES_SAFE_EXP) or [
         (v.pow2_for(float(big.max()), v.SQUARES_SAFE_EXP), np.arange(len(ia)))
     ]
     parts = []
@@ -447,7 +448,7 @@ def _manifolds_by_scale(a, b, ia, ib):
         m = manifold(scaled(take(a, ia[rows]), g), scaled(take(b, ib[rows]), g))
         m = m._replace(depth=m.depth / g, point_a=m.point_a / g, point_b=m.point_b / g)
         parts.append((rows, m))
-    return v.in_order(len(ia), parts)
+    return _sg.in_order(len(ia), parts)
 
 
 def take(shapes, rows):

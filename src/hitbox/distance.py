@@ -27,6 +27,7 @@ import numba
 import numpy as np
 
 from hitbox import _affine
+from hitbox import _scale_groups as _sg
 from hitbox import _validate as v
 from hitbox._direct_call import direct_entry
 from hitbox._kernels import distance as _kd
@@ -224,7 +225,7 @@ def _many(a, b, rots, transes, upper, rtol, atol):
     g = _scale(a, b, transes)
     if g != 1.0 and len(rots) > 1:  # poses far apart in scale: each group at its own
         big = np.maximum(np.abs(transes).max(axis=1), max(a._size(), b._size()))
-        groups = v.scale_groups(big, v.SQUARES_SAFE_EXP)
+        groups = _sg.scale_groups(big, v.SQUARES_SAFE_EXP)
         if groups is not None:
             return _many_by_scale(a, b, rots, transes, upper, rtol, atol, groups)
     if g != 1.0:  # as in distance()
@@ -263,7 +264,7 @@ def _many_by_scale(a, b, rots, transes, upper, rtol, atol, groups):
     other pose's problem down until its squares vanish."""
     parts = [(idx, _many(a, b, rots[idx], transes[idx], upper, rtol, atol))
              for _, idx in groups]  # fmt: skip
-    return v.in_order(len(rots), parts)
+    return _sg.in_order(len(rots), parts)
 
 
 def distance_brute(a, b, transform=None):

@@ -33,6 +33,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from hitbox import _scale_groups as _sg
 from hitbox import _validate as v
 from hitbox._kernels import ray as _kr
 from hitbox._types import Rays, Spheres
@@ -201,7 +202,7 @@ def _spheres_by_scale(spheres, rays, single, pairing):
     (c, r), (o, d, tm) = spheres, rays
     if v.check_choice(pairing, "pairing", PAIRINGS) == "elementwise":
         n = v.broadcast_len(len(c), len(o), "spheres", "rays elementwise")
-        groups = v.scale_groups(v.magnitudes(n, c, r, o))
+        groups = _sg.scale_groups(_sg.magnitudes(n, c, r, o))
         if groups is None:
             return None
         out = _empty_hits(n, o.shape[1])
@@ -217,12 +218,14 @@ def _spheres_by_scale(spheres, rays, single, pairing):
         return _squeeze(out, single)
     # every pair: a pair's scale is its two groups' smaller (pow2_each never rises
     # with the magnitude)
-    by_sphere = v.scale_groups(v.magnitudes(len(c), c, r)) or [(1.0, np.arange(len(c)))]
-    by_ray = v.scale_groups(v.magnitudes(len(o), o)) or [(1.0, np.arange(len(o)))]
+    by_sphere = _sg.scale_groups(_sg.magnitudes(len(c), c, r)) or [
+        (1.0, np.arange(len(c)))
+    ]
+    by_ray = _sg.scale_groups(_sg.magnitudes(len(o), o)) or [(1.0, np.arange(len(o)))]
     if len(by_sphere) == 1 and len(by_ray) == 1:
         return None
-    sphere_g = v.pow2_each(v.magnitudes(len(c), c, r))
-    ray_g = v.pow2_each(v.magnitudes(len(o), o))
+    sphere_g = v.pow2_each(_sg.magnitudes(len(c), c, r))
+    ray_g = v.pow2_each(_sg.magnitudes(len(o), o))
     parts = []
     for _, si in by_sphere:
         for _, ri in by_ray:

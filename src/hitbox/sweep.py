@@ -21,6 +21,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from hitbox import _scale_groups as _sg
 from hitbox import _validate as v
 from hitbox._kernels import sweep as _ks
 
@@ -158,7 +159,7 @@ def _by_scale(n, parts, kernel, out):
     ``parts`` (each (n, ...) or (1, ...)) scaled by its own: times of contact and unit
     normals do not change with the scale. False (nothing done) when one scale serves
     every element."""
-    groups = v.scale_groups(v.magnitudes(n, *parts))
+    groups = _sg.scale_groups(_sg.magnitudes(n, *parts))
     if groups is None:
         return False
     for g, idx in groups:

@@ -46,6 +46,7 @@ from typing import NamedTuple
 import numba
 import numpy as np
 
+from hitbox import _scale_groups as _sg
 from hitbox import _validate as v
 from hitbox import aabb, kdop, mixed
 from hitbox._kernels import primitives as _p
@@ -218,7 +219,7 @@ def _gjk(ka, a_data, ia, kb, b_data, ib, names, d, qa, qb):
     # a power of two g brings magnitudes where GJK's squares neither overflow nor vanish:
     # each pair's own (a far pair would shrink the others' until their squares vanish)
     big = np.maximum(sa.bound[ia], sb.bound[ib])
-    groups = v.scale_groups(big, safe_exp=v.SQUARES_SAFE_EXP)
+    groups = _sg.scale_groups(big, safe_exp=v.SQUARES_SAFE_EXP)
     if groups is None:  # one scale for every pair, solved in place
         g = v.pow2_for(float(big.max()), v.SQUARES_SAFE_EXP)
         _gjk_scaled(sa, ia, sb, ib, g, d, qa, qb)
