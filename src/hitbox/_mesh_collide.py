@@ -83,6 +83,8 @@ class MeshCollisions:
             without the surfaces crossing (a vertex of each tested by
             :meth:`~hitbox.mesh.TriangleMesh.contains`).
 
+        Notes
+        -----
         Touching (a shared point, edge or face) counts as intersecting. The rule of
         exactness: ``other``'s vertices are moved by ``transform`` and rounded once to
         float64 (as :meth:`intersect_brute` moves them), then every decision is exact on
@@ -135,6 +137,8 @@ class MeshCollisions:
             ``"any"``: (N,) bool, whether each shape touches a face. ``"all"``: (2, n) intp
             (shape index, face index) of every face each shape touches, sorted.
 
+        Notes
+        -----
         Exact as :func:`hitbox.convex.intersects` on each face (the convex hull of its
         corners): touching, within :data:`hitbox.convex.TOUCH` of the pair's scale,
         counts. A shape wholly inside a closed mesh touches no face (ask

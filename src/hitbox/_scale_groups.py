@@ -22,9 +22,10 @@ def magnitudes(n, *arrays):
 
 def scale_groups(big, safe_exp=None):
     """[(g, indices)] of the elements whose magnitudes ``big`` share a power of two
-    (:func:`hitbox._validate.pow2_each`), or None when one serves them all. A batch mixing magnitudes too
-    far apart for one scale (a far sentinel among ordinary values) is solved group by
-    group: one scale for all would shrink the ordinary ones until their squares vanish."""
+    (:func:`hitbox._validate.pow2_each`), or None when one serves them all. A batch
+    mixing magnitudes too far apart for one scale (a far sentinel among ordinary values)
+    is solved group by group: one scale for all would shrink the ordinary ones until
+    their squares vanish."""
     g = pow2_each(big, safe_exp)
     if not len(g) or (g == g[0]).all():
         return None

@@ -140,6 +140,8 @@ class BVH:
         max_depth : int >= 0
             A node at this depth is a leaf, however many primitives it holds.
 
+        Notes
+        -----
         The topology sees only the primitives' boxes and centres (mean of their points);
         node volumes are then fitted to the points under each node.
         """

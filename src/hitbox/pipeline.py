@@ -145,6 +145,8 @@ class Scene(SceneEditing):
         angular velocities scalars (rad/s, counter-clockwise). Each shape is the cut by
         the plane z = 0 of a 3D one moving in that plane, which the 3D step tests.
 
+    Notes
+    -----
     Object ids are ints handed out from 0 up and never reused.
     """
 

@@ -33,20 +33,21 @@ def intersect(tris_a, tris_b, transform=None, *, mode="any"):
         ``"any"``: a bool. ``"all"``: every crossing pair, ``(2, n) intp``, row 0
         indexing ``tris_a`` and row 1 ``tris_b``, sorted by (row 0, row 1).
 
-    Touching (a shared point, edge or face) counts. Time: O((N + M) log(N + M) + K),
-    K the pairs of triangles whose boxes meet along the sweep's axis (counted on each
-    axis first, the least taken): fine for one-off questions, where a tree's build
-    and compilation cost more; :meth:`hitbox.mesh.TriangleMesh.intersect` for many.
-    Coordinates beyond
-    [2**-100, 2**100] are solved at a power of two (exact) where products of three stay
-    in range; two sets whose largest coordinates lie more than 2**100 apart in magnitude
-    are refused.
-
     Raises
     ------
     ValueError
         Bad shapes, non-finite coordinates, a transform that is not rigid, an unknown
-        mode, or two sets that far apart in magnitude.
+        mode, or two sets that far apart in magnitude (see the notes).
+
+    Notes
+    -----
+    Touching (a shared point, edge or face) counts. Time: O((N + M) log(N + M) + K),
+    K the pairs of triangles whose boxes meet along the sweep's axis (counted on each
+    axis first, the least taken): fine for one-off questions, where a tree's build
+    and compilation cost more; :meth:`hitbox.mesh.TriangleMesh.intersect` for many.
+    Coordinates beyond [2**-100, 2**100] are solved at a power of two (exact) where
+    products of three stay in range; two sets whose largest coordinates lie more than
+    2**100 apart in magnitude are refused.
     """
     v.check_choice(mode, "mode", MODES)
     a, _ = v.as_point_groups(tris_a, "tris_a", dim=3)
