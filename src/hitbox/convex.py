@@ -435,7 +435,7 @@ def safe_scale(*sets, size=0.0):
 
 def _manifolds_by_scale(a, b, ia, ib):
     """:func:`manifold` of the pairs (ia, ib), each group of pairs sharing a power of two
-    (:func:`hitbox._validate.scale_groups` of their positions and sizes) solved at it:
+    (:func:`hitbox._scale_groups.scale_groups` of their positions and sizes) solved at it:
     one scale for all would shrink the ordinary pairs until their clipping fails."""
     size_a = _sg.magnitudes(len(a.kind), a.trans, a.bound)
     size_b = _sg.magnitudes(len(b.kind), b.trans, b.bound)

@@ -260,7 +260,7 @@ def _many(a, b, rots, transes, upper, rtol, atol):
 
 def _many_by_scale(a, b, rots, transes, upper, rtol, atol, groups):
     """:func:`_many` group by group of poses sharing a power of two (``groups``:
-    :func:`hitbox._validate.scale_groups`): one far pose would otherwise scale every
+    :func:`hitbox._scale_groups.scale_groups`): one far pose would otherwise scale every
     other pose's problem down until its squares vanish."""
     parts = [(idx, _many(a, b, rots[idx], transes[idx], upper, rtol, atol))
              for _, idx in groups]  # fmt: skip

@@ -197,7 +197,7 @@ def _spheres_by_scale(spheres, rays, single, pairing):
     """:func:`cast_sphere` where the rays and spheres mix magnitudes too far apart for one
     power of two (a far sentinel among ordinary ones would shrink theirs until their
     squares vanish): each pair solved at the scale of its larger magnitude
-    (:func:`hitbox._validate.scale_groups` of positions and radii: directions are the
+    (:func:`hitbox._scale_groups.scale_groups` of positions and radii: directions are the
     kernel's to scale). None when one scale serves every pair."""
     (c, r), (o, d, tm) = spheres, rays
     if v.check_choice(pairing, "pairing", PAIRINGS) == "elementwise":

@@ -155,7 +155,7 @@ def sphere_aabb(spheres, boxes, displacement, *, displacement_b=None):
 
 def _by_scale(n, parts, kernel, out):
     """Fill ``out`` by ``kernel(*parts, *out)`` group by group of the n elements whose
-    magnitudes share a power of two (:func:`hitbox._validate.scale_groups`), each group's
+    magnitudes share a power of two (:func:`hitbox._scale_groups.scale_groups`), each group's
     ``parts`` (each (n, ...) or (1, ...)) scaled by its own: times of contact and unit
     normals do not change with the scale. False (nothing done) when one scale serves
     every element."""
