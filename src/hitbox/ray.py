@@ -205,7 +205,7 @@ def _spheres_by_scale(spheres, rays, single, pairing):
         groups = _sg.scale_groups(_sg.magnitudes(n, c, r, o))
         if groups is None:
             return None
-        out = _empty_hits(n, o.shape[1])
+        parts = []
         for g, idx in groups:
 
             def pick(x, idx=idx):
@@ -213,19 +213,16 @@ def _spheres_by_scale(spheres, rays, single, pairing):
 
             got = _cast_scaled(pick(c), pick(r), pick(o), pick(d), pick(tm), g, False,
                                pairing)  # fmt: skip
-            for full, part in zip(out, got, strict=True):
-                full[idx] = part
-        return _squeeze(out, single)
+            parts.append((idx, got))
+        return _squeeze(_sg.in_order(n, parts), single)
     # every pair: a pair's scale is its two groups' smaller (pow2_each never rises
     # with the magnitude)
-    by_sphere = _sg.scale_groups(_sg.magnitudes(len(c), c, r)) or [
-        (1.0, np.arange(len(c)))
-    ]
-    by_ray = _sg.scale_groups(_sg.magnitudes(len(o), o)) or [(1.0, np.arange(len(o)))]
+    sphere_big, ray_big = _sg.magnitudes(len(c), c, r), _sg.magnitudes(len(o), o)
+    by_sphere = _sg.scale_groups(sphere_big) or [(1.0, np.arange(len(c)))]
+    by_ray = _sg.scale_groups(ray_big) or [(1.0, np.arange(len(o)))]
     if len(by_sphere) == 1 and len(by_ray) == 1:
         return None
-    sphere_g = v.pow2_each(_sg.magnitudes(len(c), c, r))
-    ray_g = v.pow2_each(_sg.magnitudes(len(o), o))
+    sphere_g, ray_g = v.pow2_each(sphere_big), v.pow2_each(ray_big)
     parts = []
     for _, si in by_sphere:
         for _, ri in by_ray:

@@ -264,10 +264,9 @@ def contact_geometry(scene, result):
             pen = convex.penetration(*_planar.plain_pair(scene, i, j))
             normals[lo], depths[lo] = pen.normal[0], max(float(pen.depth[0]), 0.0)
             continue
-        if a.kind != MESH or b.kind != MESH:
-            if scene.dim == 3:
-                _mesh_volume_depths(scene, i, j, result.triangles[:, lo:hi],
-                                    normals[lo:hi], depths[lo:hi])  # fmt: skip
+        if a.kind != MESH or b.kind != MESH:  # (a 2D scene holds no meshes)
+            _mesh_volume_depths(scene, i, j, result.triangles[:, lo:hi],
+                                normals[lo:hi], depths[lo:hi])  # fmt: skip
             continue
         pose_i = _pose(scene, i)
         found = a.mesh.contacts(b.mesh, _relative(pose_i, _pose(scene, j)))
