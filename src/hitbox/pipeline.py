@@ -223,8 +223,8 @@ class Scene(SceneEditing):
         position += v dt + a dt^2 / 2, v += a dt, orientation turned by the angular
         velocity exactly (Rodrigues). ``dt`` = 0 is legal.
 
-        With ``continuous=True`` nothing tunnels: a pair of plain volumes (spheres,
-        boxes, OBBs, convex shapes; discs and rectangles in 2D) or of two meshes is
+        With ``continuous=True`` nothing tunnels: every pair (meshes, spheres, boxes,
+        OBBs, convex shapes and half-spaces; discs and rectangles in 2D) is
         reported when the two touch at any time within the step, not only at its end,
         and ``result.toi`` holds each pair's first contact time in seconds from the
         step's start. Plain pairs: :mod:`hitbox._kernels.contact_time` (exact for
@@ -234,8 +234,11 @@ class Scene(SceneEditing):
         :func:`hitbox.convex.intersects`). Mesh pairs:
         :mod:`hitbox._kernels.advancement` (conservative advancement on the meshes'
         distance; meshes within ``CONTACT_TOL`` (1e-9) of their bounding radii count as
-        touching). A mesh against a plain volume is tested at the end of the step (its
-        toi is ``dt``).
+        touching). A mesh against a plain volume:
+        :mod:`hitbox._kernels.mesh_volume_time` (conservative advancement on their
+        distance, the mesh's tree walked against the volume's exact shape; the same
+        tolerance); a pair that touched only within the step reports the face that came
+        nearest.
 
         ``mode="contacts"`` is ``"all"`` with ``result.segments`` (T, 2, 3): where each
         pair of crossing triangles meets, in world coordinates, and ``result.normals``

@@ -49,7 +49,7 @@ RTOL = 0.25
 
 
 @njit(inline="always")
-def _reach(o, vel0, omega, acc, alpha, mc, mr, t):
+def reach(o, vel0, omega, acc, alpha, mc, mr, t):
     """(speed, acceleration) bounds of every point of object o from time t on."""
     arm = math.sqrt(mc[o, 0] ** 2 + mc[o, 1] ** 2 + mc[o, 2] ** 2) + mr[o]
     v0 = vel0[o, 0] + acc[o, 0] * t
@@ -113,8 +113,8 @@ def mesh_contact_time(i, j, fb, ib, cap, tf, ti, meta, dt):
         lower = d / (1.0 + RTOL)
         if lower <= tol:
             return t, out_i[0], out_i[1]
-        si, ai = _reach(i, vel0, omega, acc, alpha, mc, mr, t)
-        sj, aj = _reach(j, vel0, omega, acc, alpha, mc, mr, t)
+        si, ai = reach(i, vel0, omega, acc, alpha, mc, mr, t)
+        sj, aj = reach(j, vel0, omega, acc, alpha, mc, mr, t)
         t += time_to_close(lower, si + sj, ai + aj)
         if not t <= dt:
             return np.inf, -1, -1

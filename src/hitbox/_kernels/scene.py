@@ -263,9 +263,8 @@ def step(objs, tf, ti, work, dt, now, threshold, method, flags):
     object arena ``objs`` and the work arena ``work`` (``scene_layout.objects_split``,
     ``work_split``; see the module doc for the buffers). ``flags``: bit 0 ``all``
     (every triangle pair, else stop at the first), bit 1 trace, bit 2 continuous (pairs
-    of plain volumes and pairs of meshes report the first time in the step they touch,
-    see contact_time and advancement; a mesh against a plain volume is tested at the
-    end of the step), bit 3 "moved already" (the motion of this step is done).
+    report the first time in the step they touch, see contact_time, advancement and
+    mesh_volume_time), bit 3 "moved already" (the motion of this step is done).
     Returns the number of touching pairs (plus ``FRONT_FLAG`` when fronts did not
     fit), the step record holding the counts, horizon and pairs; or -1 when a buffer
     is too small (``ctl[C_NEED_*]`` say how large; nothing but poses and bounds has
@@ -417,8 +416,7 @@ def step(objs, tf, ti, work, dt, now, threshold, method, flags):
                     )
         mesh_i = is_mesh[i] != 0
         mesh_j = is_mesh[j] != 0
-        # plain pairs and mesh pairs sweep (mesh against plain: at the step's end)
-        swept = continuous and mesh_i == mesh_j and v != FILTERED and v != ASLEEP
+        swept = continuous and v != FILTERED and v != ASLEEP
         if swept and v == SCHEDULED:  # sleeps from the end of the step on, as usual
             n_new = _remember(
                 mem_i, mem_f, nxt, n_new, key, epoch, i, j, -1, -1, wake, 0, 0

@@ -55,6 +55,8 @@ from hitbox._kernels.scene_layout import (
 )
 from hitbox._kernels.shape_set import Shapes
 
+EPS = 2.0**-52
+
 
 @njit(inline="always")
 def posed_shape(o, fb, ib, cap, tf, r, t, side):
@@ -126,8 +128,19 @@ def meets_triangle(tris, s, shape, fb, cap):
     posed into scratch side 0)? The triangle is loaded into scratch side 1 as
     :func:`hitbox.convex.triangles` makes it (a hull centred on its mean corner), so
     the answer is that of a mesh's intersect_shapes."""
+    tri = triangle_shape(tris, s, fb, cap)
+    index, out, hit, _ = pair_scratch(fb, cap)
+    index[0] = 0
+    query(np.intp(INTERSECTS), tri, index, shape, index, out, hit)
+    return hit[0]
+
+
+@njit(inline="always")
+def triangle_shape(tris, s, fb, cap):
+    """Triangle s of ``tris`` (S, 3, 3) as a one-row flat hull in scratch side 1,
+    centred on its mean corner as :func:`hitbox.convex.triangles` makes it."""
     kind, rot, trans, dims, radius, bound, first, count = shape_rows(fb, cap, 1)
-    index, out, hit, verts = pair_scratch(fb, cap)
+    verts = pair_scratch(fb, cap)[3]
     kind[0] = HULL
     first[0] = 0
     count[0] = 3
@@ -147,10 +160,30 @@ def meets_triangle(tris, s, shape, fb, cap):
             acc += x * x
         b2 = max(b2, acc)
     bound[0] = math.sqrt(b2)
-    tri = Shapes(kind, rot, trans, dims, radius, bound, first, count, verts)
-    index[0] = 0
-    query(np.intp(INTERSECTS), tri, index, shape, index, out, hit)
-    return hit[0]
+    return Shapes(kind, rot, trans, dims, radius, bound, first, count, verts)
+
+
+@njit(inline="always")
+def box_shape(boxes, k, fb, cap):
+    """Axis-aligned box k of ``boxes`` (K, 2, 3) (lo, hi) as a one-row box in scratch
+    side 1, widened by a few ulps so that rounding its centre cannot shrink it."""
+    kind, rot, trans, dims, radius, bound, first, count = shape_rows(fb, cap, 1)
+    kind[0] = BOX
+    first[0] = 0
+    count[0] = 0
+    radius[0] = 0.0
+    b2 = 0.0
+    for a in range(3):
+        c = 0.5 * (boxes[k, 0, a] + boxes[k, 1, a])
+        h = max(0.0, 0.5 * (boxes[k, 1, a] - boxes[k, 0, a]))
+        h += 4.0 * EPS * (abs(c) + h)
+        trans[0, a] = c
+        dims[0, a] = h
+        b2 += h * h
+        for b in range(3):
+            rot[0, a, b] = 1.0 if a == b else 0.0
+    bound[0] = math.sqrt(b2)
+    return Shapes(kind, rot, trans, dims, radius, bound, first, count, rows(fb[:0], 0, 3))
 
 
 @njit(inline="always")

@@ -2,8 +2,8 @@
 :mod:`hitbox._kernels.scene`): per-object volumes brought up to the pose and tested
 kind against kind, then the narrow phase: mesh against mesh (witness pair, the subtrees
 around it, the trees from the last step's front), mesh against a plain volume or a half-space
-(:mod:`hitbox._kernels.scene_mesh_volume`), and plain volumes, at the end of the step or
-swept through it (continuous mode); a half-space has no volume stage
+(:mod:`hitbox._kernels.scene_mesh_volume`), and plain volumes, each at the end of the
+step or swept through it (continuous mode); a half-space has no volume stage
 (:mod:`hitbox._kernels.scene_planes`)."""
 
 import numpy as np
@@ -86,6 +86,7 @@ from hitbox._kernels.scene_layout import (
     tree_walk_arrays,
     wide_part_of,
 )
+from hitbox._kernels.mesh_volume_time import mesh_volume_contact_time
 from hitbox._kernels.scene_mesh_volume import mesh_volume
 from hitbox._kernels.sphere_box import sphere_aabb, sphere_obb
 from hitbox._kernels.sphere_kdop import sphere_kdop
@@ -510,11 +511,19 @@ def narrow_pair(
             mo, w, fb, ib, cap, tf, ti, meta, first_only, *relative_scratch(fb, cap), walk
         )
         m = len(faces)
+        hit_time = dt
+        if sweeps and swept:  # touching at any time in the step: by advancement
+            toi, face = mesh_volume_contact_time(mo, w, fb, ib, cap, tf, ti, meta, dt)
+            if toi <= dt:
+                hit_time = toi
+                if m == 0:  # touched within the step only: the face that came closest
+                    faces = np.full(1, face, np.int64)
+                    m = 1
         if m > 0 and not first_only and n_tris + m <= cap_t:
             row = 0 if mesh_i else 1
             tris_out[row, n_tris : n_tris + m] = faces
             tris_out[1 - row, n_tris : n_tris + m] = -1
-        return m, dt, -1, -1, 0, buf
+        return m, hit_time, -1, -1, 0, buf
     hit_time = dt
     xkind = i1(ib, cap, XKIND)
     convex = xkind[i] >= 0 or xkind[j] >= 0
