@@ -463,3 +463,10 @@ def test_empty_sets():
     d = cx.distance(none, none)
     assert d.distance.shape == (0,) and d.point_a.shape == (0, 3)
     assert cx.intersects(cx.sphere([0, 0, 0], 1), none).shape == (0,)
+    # every constructor takes zero shapes (the radius and size checks reshaped by 0)
+    empty = np.zeros((0, 3))
+    for made in (cx.sphere(empty, 1.0), cx.box(empty, empty),
+                 cx.capsule(empty, empty, 1.0), cx.cylinder(empty, empty, 0.5),
+                 cx.cone(empty, empty, 0.5), cx.halfspace(empty, 0.0)):  # fmt: skip
+        assert made.kind.shape == (0,) and made.rot.shape == (0, 3, 3)
+        assert cx.distance(made, none).distance.shape == (0,)

@@ -97,6 +97,34 @@ def test_early_stop_and_tolerances_keep_their_promise(seed, reach, rtol):
         assert capped.lower_bound == limit
 
 
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.floats(0.5, 3.0), st.floats(0.0, 1.0),
+       st.floats(0.0, 0.3), st.floats(0.2, 1.8))  # fmt: skip
+def test_max_distance_with_tolerances_keeps_both_promises(seed, reach, rtol, atol, at):
+    """max_distance with rtol and atol: "farther than max_distance" only when it is
+    (exactly, not within the tolerances), else a distance within them; the lower
+    bound below the truth either way, one pose or many."""
+    rng = np.random.default_rng(seed)
+    a = TriangleMesh(*SHAPES[2])
+    b = TriangleMesh(*SHAPES[0])
+    pose = _pose(rng, reach)
+    exact = hd.distance(a, b, pose).distance
+    limit = max(exact * at, 1e-3)  # around the truth: below, at and above it
+    got = hd.distance(a, b, pose, max_distance=limit, rtol=rtol, atol=atol)
+    many = hd.distance_many(a, b, pose[None], max_distance=limit, rtol=rtol, atol=atol)
+    assert many.distance[0] == got.distance and many.lower_bound[0] == got.lower_bound
+    if exact < limit:
+        assert exact <= got.distance <= exact * (1 + rtol) + atol
+    else:
+        assert got.distance == np.inf and got.lower_bound == limit
+    assert got.lower_bound <= exact
+    one = TriangleMesh([[0, 0, 0], [1, 0, 0], [0, 1, 0]], [[0, 1, 2]])
+    lift = np.eye(4)
+    lift[2, 3] = 1.0  # the issue's case: 1 apart, max_distance 1.1, rtol 0.5
+    close = hd.distance(one, one, lift, max_distance=1.1, rtol=0.5)
+    assert close.distance == 1.0 and close.lower_bound <= 1.0
+
+
 def test_many_poses_equal_one_at_a_time():
     rng = np.random.default_rng(4)
     a = TriangleMesh(*SHAPES[2], node="obb")
@@ -280,6 +308,13 @@ def test_empty_meshes_and_bad_input():
         hd.distance(a, a, np.diag([2.0, 1, 1, 1]))
     with pytest.raises(ValueError, match="transforms"):
         hd.distance_many(a, a, np.zeros((2, 3, 3)))
+    # not a mesh: a TypeError naming the argument (was an AttributeError)
+    for call in (lambda: a.distance("x"), lambda: a.distance_brute(1),
+                 lambda: a.distance_many(None, np.eye(4)[None])):  # fmt: skip
+        with pytest.raises(TypeError, match="b must be a TriangleMesh"):
+            call()
+    with pytest.raises(TypeError, match="a must be a TriangleMesh"):
+        hd.distance(np.zeros((3, 3)), a)
 
 
 def test_every_form_of_a_pose_gives_the_same_answer():

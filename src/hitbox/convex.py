@@ -504,7 +504,7 @@ def _sizes(value, n, name, per_axis=False):
     if arr.shape != want:
         one = "(3,)" if per_axis else "a scalar"
         raise ValueError(f"{name} must be {one} or have shape {want}, got {arr.shape}")
-    bad = (arr < 0).reshape(n, -1).any(axis=1)
+    bad = (arr < 0).reshape(n, -1 if n else 1).any(axis=1)
     if bad.any():
         raise ValueError(f"{name}[{int(np.argmax(bad))}] is negative")
     return _c(arr)

@@ -35,6 +35,7 @@ from hitbox._kernels import distance_calls as _calls
 from hitbox._kernels.obb_wide import wide_part
 from hitbox._kernels.rigid import split_transforms
 from hitbox._mesh_hull import hull_parts
+from hitbox.bvh import BVH
 
 
 class MeshDistance(NamedTuple):
@@ -96,6 +97,14 @@ def node_wide(mesh):
         wide = wide_part(boxes, mesh.bvh.node_first, mesh.bvh.node_count)
         mesh._boxes = (*boxes, wide)
     return mesh._boxes[3]
+
+
+def _meshes(a, b):
+    """TypeError unless a and b are meshes (hitbox.mesh.TriangleMesh, a layer above:
+    known here by its tree)."""
+    for name, m in (("a", a), ("b", b)):
+        if not isinstance(getattr(m, "bvh", None), BVH) or not hasattr(m, "_slot_tris"):
+            raise TypeError(f"{name} must be a TriangleMesh, got {type(m).__name__}")
 
 
 def _options(max_distance, rtol, atol):
@@ -165,6 +174,7 @@ def distance(a, b, transform=None, *, max_distance=np.inf, rtol=0.0, atol=0.0):
     apart ("is it farther than d?"). ``rtol``, ``atol``: an approximate answer,
     guaranteed ``true <= distance <= true (1 + rtol) + atol``, found faster.
     """
+    _meshes(a, b)
     upper, rtol, atol = _options(max_distance, rtol, atol)
     out_f = np.empty(6)
     out_i = np.empty(3, np.intp)
@@ -215,6 +225,7 @@ def _answer(a, b, d, out_f, out_i, upper, rtol, atol, g):
 def distance_many(a, b, transforms, *, max_distance=np.inf, rtol=0.0, atol=0.0):
     """:func:`distance` for K poses ((K, 4, 4) transforms) in one parallel call: a
     :class:`MeshDistances`."""
+    _meshes(a, b)
     upper, rtol, atol = _options(max_distance, rtol, atol)
     rots, transes, _ = v.as_transforms(transforms, "transforms", rigid=True)
     return _many(a, b, rots, transes, upper, rtol, atol)
@@ -271,6 +282,7 @@ def distance_brute(a, b, transform=None):
     """Slow twin of :func:`distance`: every triangle pair, by the same triangle-pair
     distance. Returns (distance, face_a, face_b); ties to the lowest (face_a,
     face_b)."""
+    _meshes(a, b)
     rot, trans = v.as_transform(_as_matrix(transform), "transform", rigid=True)
     g = _scale_one(a, b, trans)
     if g != 1.0:  # as distance: squared lengths that neither overflow nor vanish

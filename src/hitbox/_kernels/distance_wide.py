@@ -116,11 +116,20 @@ def _take_nearest(waits, wait_keys, n):
 
 
 @njit(inline="always")
-def _admit(lbs, keys, top, waits, wait_keys, n, best, rtol, atol):
+def _reach(lb, rtol, atol, found):
+    """How far a pair of bound ``lb`` may count as reaching: widened by the tolerances
+    once a face pair has given a distance (the answer then stays within them), not
+    before, while the bound is ``max_distance``, which is exact: "nothing is below
+    max_distance" must be proved, not taken within tolerances."""
+    return lb * (1.0 + rtol) + atol if found else lb
+
+
+@njit(inline="always")
+def _admit(lbs, keys, top, waits, wait_keys, n, best, rtol, atol, found):
     """Push the n waiting lanes nearer than ``best`` (squared) on the heap of ``top``
     entries (room made by the caller); returns the heap's new count."""
     for i in range(n):
-        reach = waits[i] * (1.0 + rtol) + atol
+        reach = _reach(waits[i], rtol, atol, found)
         if reach * reach < best:
             top = heap_push(lbs, keys, top, waits[i], wait_keys[i])
     return top
@@ -195,7 +204,8 @@ def mesh_distance_wide(
                 break
             m, k = key >> 32, key & 0xFFFFFFFF
         have = False
-        reach = lb * (1.0 + rtol) + atol
+        found = out_i[0] >= 0
+        reach = _reach(lb, rtol, atol, found)
         if reach * reach >= best:
             break  # every pair left is at least as far
         ca = a_count[m]
@@ -208,11 +218,15 @@ def mesh_distance_wide(
             if waiting > 0 and best < np.inf:  # the waiting lanes nearer join the heap
                 if top + waiting > len(lbs):
                     lbs, keys = heap_room(lbs, keys, top, waiting)
-                top = _admit(lbs, keys, top, waits, wait_keys, waiting, best, rtol, atol)
+                top = _admit(lbs, keys, top, waits, wait_keys, waiting, best, rtol, atol,
+                             out_i[0] >= 0)  # fmt: skip
                 waiting = 0
             continue
         # lanes at or beyond stop are dropped: their codes need not resolve them
-        stop = (math.sqrt(best) - atol) / (1.0 + rtol) if best < np.inf else span
+        if not found:
+            stop = math.sqrt(best) if best < np.inf else span
+        else:
+            stop = (math.sqrt(best) - atol) / (1.0 + rtol)
         inv_unit = _ow.GAP_CAP / (max(min(stop, span), 0.0) * _STOP_WIDEN + 1e-300)
         split_b = cb == 0 and (ca > 0 or node_size(bh, k) > node_size(ah, m))
         if split_b:
@@ -244,7 +258,7 @@ def mesh_distance_wide(
             if node < 0 or code >= _ow.GAP_CAP:
                 continue
             g = code * unit
-            reach = g * (1.0 + rtol) + atol
+            reach = _reach(g, rtol, atol, found)
             if reach * reach >= best:
                 continue
             key = (m << 32) | node if split_b else (node << 32) | k

@@ -15,6 +15,7 @@ from hitbox._kernels.collide import descend_inlined, stack_rows
 from hitbox._kernels.contact_time import first_contact
 from hitbox._kernels.flat_views import rows
 from hitbox._kernels.front import H_CONTACT, front_size, front_walk
+from hitbox._kernels.mesh_volume_time import mesh_volume_contact_time
 from hitbox._kernels.node_tests import (
     overlap_xf,
     posed_bv,
@@ -86,7 +87,6 @@ from hitbox._kernels.scene_layout import (
     tree_walk_arrays,
     wide_part_of,
 )
-from hitbox._kernels.mesh_volume_time import mesh_volume_contact_time
 from hitbox._kernels.scene_mesh_volume import mesh_volume
 from hitbox._kernels.sphere_box import sphere_aabb, sphere_obb
 from hitbox._kernels.sphere_kdop import sphere_kdop
