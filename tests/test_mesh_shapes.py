@@ -129,6 +129,32 @@ def test_python_fcl_agrees_where_the_answer_is_clear():
     assert checked > 250
 
 
+@pytest.mark.parametrize("size", [2e3, 2e6])
+def test_a_small_shape_within_tolerance_of_a_large_face_touches(size):
+    """Touching is within TOUCH of the pair's scale, which a large face sets: a small
+    shape that near a face 2,000 (or 2 million) wide touches it, as the brute twin and
+    convex.intersects say (the tree's boxes were widened by the shape's scale only)."""
+    from hitbox.mesh import TriangleMesh
+    from hitbox.pipeline import Scene
+
+    h = size / 2
+    ground = TriangleMesh([[-h, -h, 0], [h, -h, 0], [h, h, 0], [-h, h, 0]],
+                          [[0, 1, 2], [0, 2, 3]])  # fmt: skip
+    gap = 0.25 * cv.TOUCH * size  # within the pair's tolerance, far beyond the ball's
+    balls = cv.sphere([[3e-3, 4e-3, 1e-3 + gap], [3e-3, 4e-3, 1e-3 + 8 * cv.TOUCH * size]],
+                      1e-3)  # fmt: skip
+    want = ground.intersect_shapes_brute(balls)
+    assert want.tolist() == [True, False]
+    assert ground.intersect_shapes(balls).tolist() == want.tolist()
+    for k in range(2):
+        scene = Scene()
+        scene.add(ground, static=True)
+        ball = cv.sphere(balls.trans[k], 1e-3)
+        scene.add(cv.capsule(ball.trans[0], ball.trans[0], 1e-3))
+        assert scene.query().pairs.shape[1] == int(want[k])
+        assert scene.query_brute().pairs.shape[1] == int(want[k])
+
+
 def test_empty_and_bad_input():
     none = cv.concatenate([])
     assert TORUS.intersect_shapes(none).shape == (0,)

@@ -31,7 +31,7 @@ def intersect_shapes(mesh, shapes, transform, mode):
         mesh._convex = convex.triangles(mesh._slot_tris)
     t = mesh.bvh
     args = (t.node_box, t.node_first, t.node_count, t.slot_box, t.depth, mesh._convex,
-            shapes, convex.bounding_boxes(shapes))  # fmt: skip
+            shapes, _face_reach(shapes, mesh))  # fmt: skip
     found = _k.touching_slots(*args, mode == "any")
     if mode == "any":
         out = np.zeros(len(shapes.kind), bool)
@@ -39,6 +39,19 @@ def intersect_shapes(mesh, shapes, transform, mode):
         return out
     found[1] = t.prim_order[found[1]]
     return np.ascontiguousarray(found[:, np.lexsort((found[1], found[0]))])
+
+
+def _face_reach(shapes, mesh):
+    """The shapes' boxes, widened by the touching tolerance of the largest pair a face
+    can make with each: TOUCH times the larger of the shape's scale and the face's (a
+    face's corner mean and radius are within 4 times the mesh's largest coordinate).
+    Widened by the shape's scale alone, a large face within tolerance of a small shape
+    was culled before the pair test (a ball 5e-10 above a face 2,000 wide)."""
+    boxes = convex.bounding_boxes(shapes)
+    pad = 4.0 * convex.TOUCH * 4.0 * mesh._size()
+    boxes[:, 0] -= pad
+    boxes[:, 1] += pad
+    return boxes
 
 
 def _by_scale(mesh, shapes, mode, groups):

@@ -18,6 +18,7 @@ from hitbox._kernels.pipeline import (
 from hitbox._kernels.primitives import HALFSPACE
 from hitbox._kernels.scene_convex import meets_triangle, posed_shape
 from hitbox._kernels.scene_layout import (
+    M_MAG,
     ROT,
     SC,
     SH,
@@ -64,10 +65,11 @@ def mesh_volume(m, w, fb, ib, cap, tf, ti, meta, first_only, rel_r, rel_t, stack
     brot = np.empty((1, 3, 3))
     sq = f3(fb, cap, SQ, 3, 3)
     sh = f2(fb, cap, SH, 3)
+    t = i1(ib, cap, TREE)[m]
     pad = 0.0
-    if is_convex:
+    if is_convex:  # the touching tolerance of the pair's scale, a face's included
         pad = PAD * (abs(center[0, 0]) + abs(center[0, 1]) + abs(center[0, 2]))
-        pad += PAD * (sh[w, 0] + sh[w, 1] + sh[w, 2])
+        pad += PAD * (sh[w, 0] + sh[w, 1] + sh[w, 2] + tf[meta[t, M_MAG]])
     for r in range(3):
         half[0, r] = sh[w, r] + pad
         for c in range(3):
@@ -78,7 +80,6 @@ def mesh_volume(m, w, fb, ib, cap, tf, ti, meta, first_only, rel_r, rel_t, stack
             )
     ball = SphereSet(center, radius)
     box = OBBSet(center, half, brot)
-    t = i1(ib, cap, TREE)[m]
     first, count, tris, sbox, nbox, order = tree_arrays(tf, ti, meta, t)
     found = np.empty(16, np.int64)
     n = 0
