@@ -252,6 +252,50 @@ def test_touching_counts_as_overlapping():
     assert not cx.intersects(a, cx.transform(b, _shift(1e-6))).any()
 
 
+@pytest.mark.parametrize("seed", [0, 1])
+def test_shapes_placed_touching_by_their_supports_touch(seed):
+    """Every pair of kinds placed to touch at one point (B moved so that its support
+    along -u meets A's along u, a plane between them): intersects, at distance 0;
+    1e-6 apart along u, apart at that distance (curved shapes: to CURVED_TOL). A
+    cylinder's side along a box's face stalled GJK 1.6e-9 to 1.3e-7 away and read
+    apart."""
+    from hitbox._kernels.primitives import support_call
+
+    rng = np.random.default_rng(seed)
+    a_list, b_list, gaps, curved = [], [], [], []
+    for ka in KINDS:
+        for kb in KINDS:
+            for k in range(4):
+                a = random_shape(rng, ka).make()
+                b = random_shape(rng, kb).make()
+                u = rng.normal(size=3)
+                if k == 0:  # an axis of A: edge-on and face-on contacts
+                    u = a.rot[0][:, rng.integers(3)] * rng.choice([-1.0, 1.0])
+                u /= np.linalg.norm(u)
+                pa = np.array(support_call(a, 0, *u)) + a.radius[0] * u
+                pb = np.array(support_call(b, 0, *-u)) - b.radius[0] * u
+                for gap in (0.0, 1e-6):
+                    a_list.append(a)
+                    b_list.append(cx.transform(b, _translation(pa - pb + gap * u)))
+                    gaps.append(gap)
+                    curved.append(bool({ka, kb} & CURVED))
+    a, b, gaps = cx.concatenate(a_list), cx.concatenate(b_list), np.array(gaps)
+    curved = np.array(curved)
+    hit = cx.intersects(a, b)
+    d = cx.distance(a, b).distance
+    assert hit[gaps == 0].all() and not hit[gaps > 0].any()
+    assert (d[gaps == 0] == 0).all()
+    apart = gaps > 0
+    np.testing.assert_allclose(d[apart & ~curved], 1e-6, rtol=1e-6)
+    np.testing.assert_allclose(d[apart & curved], 1e-6, atol=CURVED_TOL)
+
+
+def _translation(t):
+    m = np.eye(4)
+    m[:3, 3] = t
+    return m
+
+
 def _shift(x):
     m = np.eye(4)
     m[0, 3] = x

@@ -18,6 +18,15 @@ MAX_ITER = 128
 REL = 1e-12
 ABS = 1e-15
 
+#: A simplex that stalls (or repeats a point) within this fraction of the scale of the
+#: origin, its lower bound at or below the touching tolerance, counts as touching: GJK
+#: has reached its rounding floor there. On curved cores that floor lies far above
+#: TOUCH: a cylinder's side along a box's face stalled 1.6e-9 to 1.3e-7 (of a scale of
+#: 1 to 3) away, where the shapes touch, and read apart.
+STALL_TOUCH = 2.0**-20
+#: Restarts from the closest point alone when the simplex stalls, before giving up.
+MAX_RESTARTS = 8
+
 CONVERGED = 0  # separated: v is the closest point of A - B to the origin
 OVERLAP = 1  # the origin is in A - B, or within the touching tolerance of it
 SEPARATED = 2  # stopped early: the distance exceeds the caller's ``stop_beyond``
@@ -299,6 +308,7 @@ def gjk(sa, i, sb, j, ws, scale, stop_beyond):
     tol = TOUCH * scale
     tol2 = tol * tol
     abs_err = ABS * scale
+    restarts = 0
     for _ in range(MAX_ITER):
         vv = vx * vx + vy * vy + vz * vz
         if vv <= tol2:
@@ -312,19 +322,43 @@ def gjk(sa, i, sb, j, ws, scale, stop_beyond):
         norm = math.sqrt(vv)
         if vv - vw <= norm * max(REL * norm, abs_err):
             return 0, n, vx, vy, vz
+        repeated = False
         for p in range(n):
             if ws[p, 0] == wx and ws[p, 1] == wy and ws[p, 2] == wz:
-                return 0, n, vx, vy, vz
-        ws[n, 0], ws[n, 1], ws[n, 2] = wx, wy, wz
-        ws[n, 3], ws[n, 4], ws[n, 5] = ax, ay, az
-        ws[n, 6], ws[n, 7], ws[n, 8] = bx, by, bz
-        m, ux, uy, uz = grow(ws, n, lam, vv)
-        if m == 4:
-            return 1, 4, 0.0, 0.0, 0.0
-        if m == STALLED:  # a sliver simplex, rounding: the previous one is kept
-            return 0, n, vx, vy, vz
+                repeated = True
+        m = STALLED
+        if not repeated:
+            ws[n, 0], ws[n, 1], ws[n, 2] = wx, wy, wz
+            ws[n, 3], ws[n, 4], ws[n, 5] = ax, ay, az
+            ws[n, 6], ws[n, 7], ws[n, 8] = bx, by, bz
+            m, ux, uy, uz = grow(ws, n, lam, vv)
+            if m == 4:
+                return 1, 4, 0.0, 0.0, 0.0
+        if m == STALLED:  # no nearer: a repeated point, or a sliver simplex's rounding
+            if restarts == MAX_RESTARTS or n == 1:
+                return _stalled(vw, norm, tol, scale), n, vx, vy, vz
+            # start again from the closest point alone (a point of A - B, with its
+            # witnesses): a segment is well conditioned where the sliver was not
+            restarts += 1
+            ax, ay, az, bx, by, bz = witnesses(ws, n)
+            ws[0, 0], ws[0, 1], ws[0, 2] = vx, vy, vz
+            ws[0, 3], ws[0, 4], ws[0, 5] = ax, ay, az
+            ws[0, 6], ws[0, 7], ws[0, 8] = bx, by, bz
+            ws[0, 9] = 1.0
+            n = 1
+            continue
         n, vx, vy, vz = m, ux, uy, uz
     return 0, n, vx, vy, vz
+
+
+@njit(inline="always")
+def _stalled(vw, norm, tol, scale):
+    """The status of a simplex that can come no nearer: OVERLAP when the origin lies
+    within STALL_TOUCH of the scale and the lower bound ``vw / norm`` does not exceed
+    the touching tolerance (no separation is proved), else CONVERGED."""
+    if vw <= tol * norm and norm <= STALL_TOUCH * scale:
+        return OVERLAP
+    return CONVERGED
 
 
 @njit(cache=True, nogil=True)
