@@ -293,6 +293,19 @@ def test_sphere_aabb_faces_edges_corners():
     # grazing an edge exactly: passes the edge at distance r
     r = hb.sweep.sphere_aabb(hb.Spheres([-2, 1.5, 0], 1.0), box, [4, 0, 0])
     assert r.hit and r.t == pytest.approx(2.5 / 4)
+    np.testing.assert_array_equal(r.normal, [0, 1, 0])  # from the edge to the centre
+    # sliding along a face's plane onto the box: the normal is that face's (the path
+    # enters the face's piece through the x slab, whose -x it reported)
+    flat = np.array([[0.0, 0, 0], [1, 1, 1]])
+    r = hb.sweep.sphere_aabb(hb.Spheres([-5.0, 0.5, 2.0], 1.0), flat, [10.0, 0, 0])
+    assert r.t == 0.5
+    np.testing.assert_array_equal(r.normal, [0, 0, 1])
+    r = hb.sweep.sphere_aabb(hb.Spheres([-5.0, 2.0], 1.0), flat[:, :2], [10.0, 0])
+    np.testing.assert_array_equal(r.normal, [0, 1])
+    r = hb.sweep.sphere_aabb(hb.Spheres([-10.0, 4, 5], 5.0), flat, [20.0, 0, 0])
+    np.testing.assert_allclose(r.normal, [0, 0.6, 0.8], rtol=1e-15)
+    r = hb.sweep.sphere_aabb(hb.Spheres([-5.0, 0.5, 0.5], 0.0), flat, [10.0, 0, 0])
+    np.testing.assert_array_equal(r.normal, [-1, 0, 0])  # a point: the face it enters
     # 2D (discs and rectangles) and 1D
     r = hb.sweep.sphere_aabb(hb.Spheres([-2, 1.2], 1.0), box[:, :2], [4, 0])
     assert r.t == pytest.approx((2.5 - math.sqrt(0.51)) / 4, rel=1e-14)

@@ -130,8 +130,9 @@ def sphere_aabb(spheres, boxes, displacement, *, displacement_b=None):
 
     Returns
     -------
-    SweepHits; the normal is ``-sign(s) e_axis`` for a face contact and points from the
-    nearest box point (on an edge or corner) to the centre otherwise.
+    SweepHits; the normal points from the box's nearest point to the centre at contact
+    (``-sign(s) e_axis`` for a face contact; a point sphere, radius 0, takes the normal
+    of the face it enters).
     """
     sph, s1 = v.as_spheres(spheres, "spheres")
     dim = sph.center.shape[1]

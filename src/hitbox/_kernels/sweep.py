@@ -206,9 +206,7 @@ def sphere_aabb(center, radius, boxes, v, hit, t, normal):
         r = i * sv
         rad = radius[a]
         best = INF
-        best_set = 0  # axis bit set of the winning piece; 0: normal from best_axis
-        best_axis = -1
-        corner_bits = 0
+        best_axis = -1  # the slab the winning piece was entered through, if any
         if rad >= 0.0 and boxes[b, 0, 0] <= boxes[b, 1, 0]:
             for k in range(dim):
                 m[k] = center[a, k]
@@ -227,29 +225,27 @@ def sphere_aabb(center, radius, boxes, v, hit, t, normal):
                 t0, t1, ax = _clip_grown(boxes, b, m, d, rad, -1, dim)
                 if t0 < INF:
                     for s in range(1, 1 << dim):
-                        te, tax, corner = _piece(boxes, b, m, d, rad, s, dim)
+                        te, tax, _ = _piece(boxes, b, m, d, rad, s, dim)
                         if te < best:
                             best = te
                             best_axis = tax
-                            best_set = s if tax < 0 else 0
-                            if tax < 0:
-                                corner_bits = corner
         hit[i] = best < INF
         t[i] = best
         for k in range(dim):
             normal[i, k] = 0.0
         if 0.0 < best < INF:
-            if best_set == 0:
+            # from the box's nearest point to the centre at contact, whichever piece
+            # was entered: a path grazing a face's plane enters that face's piece
+            # through another axis's slab, whose axis is not the contact's normal
+            length = 0.0
+            for k in range(dim):
+                p = m[k] + best * d[k]
+                e = p - min(max(p, boxes[b, 0, k]), boxes[b, 1, k])
+                normal[i, k] = e
+                length += e * e
+            if length == 0.0 and best_axis >= 0:  # a point (r = 0) entering a face
                 normal[i, best_axis] = 1.0 if d[best_axis] < 0.0 else -1.0
-            else:
-                length = 0.0
-                for k in range(dim):
-                    if best_set >> k & 1:
-                        side = corner_bits >> k & 1
-                        e = m[k] + best * d[k] - boxes[b, side, k]
-                        normal[i, k] = e
-                        length += e * e
-                # a zero offset only by rounding: the centre on the corner or edge
+            else:  # a zero offset otherwise only by rounding
                 _unit_or_back(normal, i, length, d, dim)
 
 
