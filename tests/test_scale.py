@@ -114,6 +114,34 @@ def test_mesh_pairs_are_scale_invariant(node):
         assert not mesh.intersect(mesh, far)
 
 
+@pytest.mark.parametrize("e", [-600, -270, 260, 400, 1000])
+def test_contact_geometry_is_scale_invariant(e):
+    """contacts, contacts_many and triangle.intersection_segments scaled by 2**e give
+    the same segments and depths scaled by 2**e and the same normals (from 2**+-260
+    the normals read NaN and the depths 0; from 2**350 the segments collapsed)."""
+    verts, faces = torus_mesh(120, 1.0, 0.3)
+    pose = np.eye(4)
+    pose[:3, :3] = np.array([[0.0, -1, 0], [1, 0, 0], [0, 0, 1]])
+    pose[:3, 3] = [0.5, 0.25, 0.0]
+    base = TriangleMesh(verts, faces)
+    want = base.contacts(base, pose)
+    assert want.faces.shape[1] > 0 and np.isfinite(want.normals).all()
+    s = 2.0**e
+    mesh = TriangleMesh(verts * s, faces)
+    moved = pose.copy()
+    moved[:3, 3] *= s
+    for got in (mesh.contacts(mesh, moved), mesh.contacts_many(mesh, moved[None])):
+        np.testing.assert_array_equal(got.segments, want.segments * s)
+        np.testing.assert_array_equal(got.normals, want.normals)
+        np.testing.assert_array_equal(got.depths, want.depths * s)
+    a = np.array([[-1.0, -1, 0], [1, -1, 0], [0, 1, 0]])
+    b = np.array([[0.0, 0, -1], [0, 0, 1], [0, 2, 1]])
+    one = hb.triangle.intersection_segments(a, b)
+    mixed = hb.triangle.intersection_segments(np.stack([a, a * s]), np.stack([b, b * s]))
+    np.testing.assert_array_equal(mixed.p, [one.p, one.p * s])
+    np.testing.assert_array_equal(mixed.q, [one.q, one.q * s])
+
+
 @pytest.mark.parametrize("e", [-600, -300, 300, 600, 1000])
 def test_scene_contact_times_are_scale_invariant(e):
     """Continuous mode: a spinning ball and box closing on each other reach contact at

@@ -154,6 +154,12 @@ class MeshCollisions:
     def contacts(self, other, transform=None):
         """Every crossing triangle pair with its contact segment: a :class:`Contacts`."""
         matrix = _matrix(transform)
+        g = self._contact_scale(other, matrix[:3, 3])
+        if g != 1.0:  # as intersect: where products of coordinates cannot overflow
+            scaled = matrix.copy()
+            scaled[:3, 3] *= g
+            c = self._twin(g).contacts(other._twin(g), scaled)
+            return Contacts(c.faces, c.segments / g, c.normals, c.depths / g)
         faces = self.intersect(other, matrix, mode="all")
         rot, trans = v.as_transform(matrix, "transform", rigid=True)
         n = faces.shape[1]
@@ -249,12 +255,18 @@ class MeshCollisions:
         a :class:`ManyContacts`, the rows of ``intersect_many(mode="all")`` (placement,
         this mesh's face, other's face) with each pair's contact segment, normal and
         depth in this mesh's frame."""
+        rots, transes, _ = v.as_transforms(transforms, "transforms", rigid=True)
+        g = self._contact_scale(other, transes)
+        if g != 1.0:  # as contacts
+            scaled = np.array(transforms, dtype=np.float64, copy=True)
+            scaled[..., :3, 3] *= g
+            c = self._twin(g).contacts_many(other._twin(g), scaled)
+            return ManyContacts(c.pairs, c.segments / g, c.normals, c.depths / g)
         pairs = self.intersect_many(other, transforms, mode="all")
         n = pairs.shape[1]
         segments, normals, depths = np.empty((n, 2, 3)), np.empty((n, 3)), np.empty(n)
         if not n:
             return ManyContacts(pairs, segments, normals, depths)
-        rots, transes, _ = v.as_transforms(transforms, "transforms", rigid=True)
         slot_a = _slots(self.bvh.prim_order, pairs[1])
         slot_b = _slots(other.bvh.prim_order, pairs[2])
         # the rows come sorted by placement: one kernel call per placement that touches
@@ -266,6 +278,16 @@ class MeshCollisions:
             _collide.contact_segments(*args, segments[lo:hi])
             _depth.pair_depths(*args, normals[lo:hi], depths[lo:hi])
         return ManyContacts(pairs, segments, normals, depths)
+
+    def _contact_scale(self, other, translations):
+        """The power of two the contact geometry of this mesh and ``other`` is computed
+        at: 1 unless a coordinate leaves [2**-100, 2**100] (normals and depths take
+        fourth powers of them, which overflowed or vanished from about 2**+-260: NaN
+        normals, zero depths)."""
+        if not isinstance(other, type(self)) or not (self._extreme() or other._extreme()):
+            return 1.0
+        return v.pow2_factor(np.array([self._size(), other._size()]), translations,
+                             safe_exp=v.SQUARES_SAFE_EXP)  # fmt: skip
 
     def intersect_brute(self, other, transform=None):
         """Slow twin of ``intersect(mode="all")``: every triangle pair tested."""

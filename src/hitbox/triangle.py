@@ -159,10 +159,25 @@ def intersection_segments(a, b):
     hit = np.zeros(n, dtype=np.bool_)
     out = np.full((n, 2, 3), np.nan)
     if n:
-        _kt.intersection_segments(a, b, hit, out)
+        g = _pair_scales(a, b, n)
+        if g is None:
+            _kt.intersection_segments(a, b, hit, out)
+        else:  # each pair at its own power of two: exact, and no product overflows
+            _kt.intersection_segments(a * g, b * g, hit, out)
+            out /= g
     if sa and sb:
         return Segments(bool(hit[0]), out[0, 0], out[0, 1])
     return Segments(hit, out[:, 0], out[:, 1])
+
+
+def _pair_scales(a, b, n):
+    """(n, 1, 1) powers of two bringing each pair's largest coordinate near 1, or None
+    when every pair lies within [2**-100, 2**100] (the crossing points interpolate
+    products of three coordinates: beyond about 2**350 the segments collapsed)."""
+    big = np.maximum(np.abs(a).max(axis=(1, 2)), np.abs(b).max(axis=(1, 2)))
+    big = np.broadcast_to(big, (n,))
+    g = v.pow2_each(big, v.SQUARES_SAFE_EXP)
+    return None if (g == 1.0).all() else g[:, None, None]
 
 
 def raycast(triangles, origins, directions=None, *, t_max=None, mode="closest"):
