@@ -177,6 +177,9 @@ def epa(sa, i, sb, j, ws, n, scale):
     _set_face(va, vb, faces, normals, dist, 3, 1, 3, 2)
     nf, nv = 4, 4
     converged = False
+    # the least depth seen that separates the cores: a face's normal n and the support
+    # of A - B along it, n . w (an upper bound; the faces' distances are lower bounds)
+    up_d, up_n, up_b = np.inf, np.zeros(3), np.zeros(3)
     while True:
         best = 0
         for f in range(1, nf):
@@ -187,7 +190,12 @@ def epa(sa, i, sb, j, ws, n, scale):
             break
         _add_vertex(va, vb, nv, sa, i, sb, j, nx, ny, nz)
         wx, wy, wz = _w(va, vb, nv)
-        if nx * wx + ny * wy + nz * wz - dist[best] <= tol:
+        reach = nx * wx + ny * wy + nz * wz
+        if reach < up_d:
+            up_d = reach
+            up_n[0], up_n[1], up_n[2] = nx, ny, nz
+            up_b[0], up_b[1], up_b[2] = vb[nv, 0], vb[nv, 1], vb[nv, 2]
+        if reach - dist[best] <= tol:
             converged = True
             break
         # remove the faces that see the new point, found by a flood from the chosen
@@ -238,10 +246,15 @@ def epa(sa, i, sb, j, ws, n, scale):
             best = f
     nx, ny, nz = normals[best, 0], normals[best, 1], normals[best, 2]
     if not converged and dist[best] < np.inf:
-        # out of room (curved cores): the depth along n that does separate them
+        # out of room (curved cores): the least separating depth seen, or the one
+        # along the last best face's normal (a sliver face's normal can be far off)
         bx, by, bz = support_call(sb, j, -nx, -ny, -nz)
         ax, ay, az = support_call(sa, i, nx, ny, nz)
         d = max(nx * (ax - bx) + ny * (ay - by) + nz * (az - bz), 0.0)
+        if up_d < d:
+            d = max(up_d, 0.0)
+            nx, ny, nz = up_n[0], up_n[1], up_n[2]
+            bx, by, bz = up_b[0], up_b[1], up_b[2]
         return d, nx, ny, nz, bx + d * nx, by + d * ny, bz + d * nz, bx, by, bz
     # the origin's projection on the chosen face, by barycentric weights
     d = max(dist[best], 0.0)
