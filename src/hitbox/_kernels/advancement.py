@@ -61,15 +61,54 @@ def reach(o, vel0, omega, acc, alpha, mc, mr, t):
     return v + w * arm, a + alpha[o] * arm
 
 
+@njit(inline="always")
+def pair_motion(fb, cap):
+    """What a pair's advancement reads: the start-of-step state and the motion bounds'
+    inputs (rot0, trans0, vel0, omega, acc, alpha, mc, mr), and the scratch of the two
+    objects' poses at a time into the step (:func:`relative_at`)."""
+    rot0, trans0, vel0, omega, acc = kinematics(fb, cap, ROT0, TRANS0, VEL0)
+    state = (rot0, trans0, vel0, omega, acc, f1(fb, cap, ALPHA), f2(fb, cap, MC, 3),
+             f1(fb, cap, MR))  # fmt: skip
+    scratch = (np.empty((2, 3, 3)), np.empty((2, 3)), np.empty((2, 3)),
+               np.empty((2, 3)), np.empty((2, 3)), np.zeros(2, np.int64), np.arange(2),
+               np.empty((3, 3)), np.empty(3))  # fmt: skip
+    return state, scratch
+
+
+@njit(inline="always")
+def relative_at(i, j, t, state, scratch):
+    """(rel_r, rel_t): object j's model frame into object i's, ``t`` seconds into the
+    step, both moved from the start state as the step moves them."""
+    rot0, trans0, vel0, omega, acc = state[0], state[1], state[2], state[3], state[4]
+    rot, trans, vel, spin, accel, version, both, rel_r, rel_t = scratch
+    for s, o in enumerate((i, j)):
+        rot[s] = rot0[o]
+        trans[s] = trans0[o]
+        vel[s] = vel0[o]
+        spin[s] = omega[o]
+        accel[s] = acc[o]
+    if t > 0.0:
+        advance(rot, trans, vel, spin, accel, both, t, version)
+    relative_into(rot, trans, 0, 1, rel_r, rel_t)
+    return rel_r, rel_t
+
+
+@njit(inline="always")
+def advanced(i, j, t, lower, state):
+    """``t`` plus the least time objects i and j need to close a gap ``lower``, by the
+    bounds on their points' speeds and accelerations from t on."""
+    _, _, vel0, omega, acc, alpha, mc, mr = state
+    si, ai = reach(i, vel0, omega, acc, alpha, mc, mr, t)
+    sj, aj = reach(j, vel0, omega, acc, alpha, mc, mr, t)
+    return t + time_to_close(lower, si + sj, ai + aj)
+
+
 @njit(cache=True, nogil=True)
 def mesh_contact_time(i, j, fb, ib, cap, tf, ti, meta, dt):
     """First time in [0, dt] meshes i and j (OBB trees) come within CONTACT_TOL of
     each other, from the step's start state: (time, slot of i, slot of j), or
     (inf, -1, -1) when they stay apart through the step."""
-    rot0, trans0, vel0, omega, acc = kinematics(fb, cap, ROT0, TRANS0, VEL0)
-    alpha = f1(fb, cap, ALPHA)
-    mc = f2(fb, cap, MC, 3)
-    mr = f1(fb, cap, MR)
+    state, scratch = pair_motion(fb, cap)
     tree = i1(ib, cap, TREE)
     ta, tb = tree[i], tree[j]
     a0, a1, a2 = obb_parts(tf, meta, ta)
@@ -78,31 +117,15 @@ def mesh_contact_time(i, j, fb, ib, cap, tf, ti, meta, dt):
     b_first, b_count, b_tris, _ = tree_walk_arrays(tf, ti, meta, tb)
     wide_a, wide_b = wide_part_of(tf, meta, ta), wide_part_of(tf, meta, tb)
     depth = meta[ta, M_DEPTH] + meta[tb, M_DEPTH] + 4
+    mr = state[7]
     tol = CONTACT_TOL * (mr[i] + mr[j])
-    rot = np.empty((2, 3, 3))
-    trans = np.empty((2, 3))
-    vel = np.empty((2, 3))
-    spin = np.empty((2, 3))
-    accel = np.empty((2, 3))
-    version = np.zeros(2, np.int64)
-    both = np.arange(2)
-    rel_r = np.empty((3, 3))
-    rel_t = np.empty(3)
     out_f = np.empty(6)
     out_i = np.empty(2, np.intp)
     heap_f = np.empty(heap_size(depth))  # the walks' scratch, kept between steps
     heap_i = np.empty(len(heap_f), np.int64)
     t = 0.0
     for _ in range(MAX_STEPS):
-        for s, o in enumerate((i, j)):
-            rot[s] = rot0[o]
-            trans[s] = trans0[o]
-            vel[s] = vel0[o]
-            spin[s] = omega[o]
-            accel[s] = acc[o]
-        if t > 0.0:
-            advance(rot, trans, vel, spin, accel, both, t, version)
-        relative_into(rot, trans, 0, 1, rel_r, rel_t)
+        rel_r, rel_t = relative_at(i, j, t, state, scratch)
         d = mesh_distance_wide(
             a0, a1, a2, a_first, a_count, a_tris, a_sbox, wide_a,
             b0, b1, b2, b_first, b_count, b_tris, wide_b,
@@ -113,9 +136,7 @@ def mesh_contact_time(i, j, fb, ib, cap, tf, ti, meta, dt):
         lower = d / (1.0 + RTOL)
         if lower <= tol:
             return t, out_i[0], out_i[1]
-        si, ai = reach(i, vel0, omega, acc, alpha, mc, mr, t)
-        sj, aj = reach(j, vel0, omega, acc, alpha, mc, mr, t)
-        t += time_to_close(lower, si + sj, ai + aj)
+        t = advanced(i, j, t, lower, state)
         if not t <= dt:
             return np.inf, -1, -1
     return t, out_i[0], out_i[1]

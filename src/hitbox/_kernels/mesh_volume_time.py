@@ -11,7 +11,8 @@ first; a node box's distance to the volume bounds its faces' from below (the vol
 bounding sphere first, but for a half-space, then the exact convex distance of the box,
 :func:`.convex_pairs.query`), each face reached is measured exactly as a flat hull,
 and a node is left once its bound is within a factor (1 + RTOL) of the nearest face
-so far: the distance d found bounds the true one from below by d / (1 + RTOL).
+so far (RTOL and the contact tolerance: :mod:`.advancement`'s): the distance d found
+bounds the true one from below by d / (1 + RTOL).
 """
 
 import math
@@ -19,27 +20,11 @@ import math
 import numpy as np
 from numba import njit
 
-from hitbox._kernels.advancement import CONTACT_TOL, MAX_STEPS, RTOL, reach
+from hitbox._kernels import advancement as adv
 from hitbox._kernels.convex_pairs import query
-from hitbox._kernels.pipeline import advance, relative_into, time_to_close
 from hitbox._kernels.primitives import DISTANCE, HALFSPACE, SPHERE
 from hitbox._kernels.scene_convex import box_shape, posed_shape, triangle_shape
-from hitbox._kernels.scene_layout import (
-    ALPHA,
-    M_DEPTH,
-    MC,
-    MR,
-    ROT0,
-    TRANS0,
-    TREE,
-    VEL0,
-    f1,
-    f2,
-    i1,
-    kinematics,
-    pair_scratch,
-    tree_arrays,
-)
+from hitbox._kernels.scene_layout import M_DEPTH, TREE, i1, pair_scratch, tree_arrays
 
 
 @njit(inline="always")
@@ -96,12 +81,12 @@ def mesh_shape_distance(shape, first, count, tris, sbox, nbox, stack, gaps, tol,
     while top > 0:
         top -= 1
         k = stack[top]
-        if gaps[top] * (1.0 + RTOL) >= best:
+        if gaps[top] * (1.0 + adv.RTOL) >= best:
             continue
         f = first[k]
         c = count[k]
         if c == 0:  # both children, the nearer walked first
-            cut = best / (1.0 + RTOL)
+            cut = best / (1.0 + adv.RTOL)
             g0 = _box_gap(nbox, f, shape, ball, cut, fb, cap)
             g1 = _box_gap(nbox, f + 1, shape, ball, cut, fb, cap)
             near, far, g_near, g_far = (f, f + 1, g0, g1) if g0 <= g1 else (
@@ -112,8 +97,8 @@ def mesh_shape_distance(shape, first, count, tris, sbox, nbox, stack, gaps, tol,
             continue
         for s in range(f, f + c):
             if (
-                _box_gap(sbox, s, shape, ball, best / (1.0 + RTOL), fb, cap)
-                * (1.0 + RTOL)
+                _box_gap(sbox, s, shape, ball, best / (1.0 + adv.RTOL), fb, cap)
+                * (1.0 + adv.RTOL)
                 >= best
             ):
                 continue
@@ -131,49 +116,28 @@ def mesh_volume_contact_time(m, w, fb, ib, cap, tf, ti, meta, dt):
     """First time in [0, dt] mesh object m and plain object w come within CONTACT_TOL
     of their bounding radii of each other, from the step's start state: (time, face of
     m), or (inf, -1) when they stay apart through the step."""
-    rot0, trans0, vel0, omega, acc = kinematics(fb, cap, ROT0, TRANS0, VEL0)
-    alpha = f1(fb, cap, ALPHA)
-    mc = f2(fb, cap, MC, 3)
-    mr = f1(fb, cap, MR)
+    state, scratch = adv.pair_motion(fb, cap)
     tree = i1(ib, cap, TREE)[m]
     first, count, tris, sbox, nbox, order = tree_arrays(tf, ti, meta, tree)
     room = 2 * meta[tree, M_DEPTH] + 4
     stack = np.empty(room, np.intp)
     gaps = np.empty(room)
-    tol = CONTACT_TOL * (mr[m] + mr[w])
-    rot = np.empty((2, 3, 3))
-    trans = np.empty((2, 3))
-    vel = np.empty((2, 3))
-    spin = np.empty((2, 3))
-    accel = np.empty((2, 3))
-    version = np.zeros(2, np.int64)
-    both = np.arange(2)
-    rel_r = np.empty((3, 3))
-    rel_t = np.empty(3)
+    mr = state[7]
+    tol = adv.CONTACT_TOL * (mr[m] + mr[w])
     t = 0.0
     slot = -1
-    for _ in range(MAX_STEPS):
-        for s, o in enumerate((m, w)):
-            rot[s] = rot0[o]
-            trans[s] = trans0[o]
-            vel[s] = vel0[o]
-            spin[s] = omega[o]
-            accel[s] = acc[o]
-        if t > 0.0:
-            advance(rot, trans, vel, spin, accel, both, t, version)
-        relative_into(rot, trans, 0, 1, rel_r, rel_t)
+    for _ in range(adv.MAX_STEPS):
+        rel_r, rel_t = adv.relative_at(m, w, t, state, scratch)
         shape = posed_shape(w, fb, ib, cap, tf, rel_r, rel_t, 0)
         d, slot = mesh_shape_distance(
             shape, first, count, tris, sbox, nbox, stack, gaps, tol, fb, cap
         )
         if slot < 0:  # a mesh without faces never touches
             return np.inf, -1
-        lower = d / (1.0 + RTOL)
+        lower = d / (1.0 + adv.RTOL)
         if lower <= tol:
             return t, order[slot]
-        sm, am = reach(m, vel0, omega, acc, alpha, mc, mr, t)
-        sw, aw = reach(w, vel0, omega, acc, alpha, mc, mr, t)
-        t += time_to_close(lower, sm + sw, am + aw)
+        t = adv.advanced(m, w, t, lower, state)
         if not t <= dt:
             return np.inf, -1
     return t, order[slot]
