@@ -241,6 +241,25 @@ def _box_mesh(half):
     return hb.TriangleMesh(box.vertices, box.faces, node="obb")
 
 
+def _wall_and_bullet(rng, wall, bullet, behind, speed, spin):
+    """Two scenes of a static wall and a bullet ``behind`` its centre plane x = 0 flying
+    at it along x at ``speed`` (turned and spinning with ``spin``): one to step
+    continuously, one discretely."""
+    start = np.eye(4)
+    start[:3, 3] = [-behind, *rng.uniform(-1, 1, 2)]
+    motion = {"velocity": (speed, 0.0, 0.0)}
+    if spin:
+        motion["angular_velocity"] = rng.normal(0, 20, 3)
+        start[:3, :3] = rotation(rng)
+    scenes = []
+    for _ in range(2):
+        scene = Scene()
+        scene.add(wall, static=True)
+        scene.add(bullet, start, **motion)
+        scenes.append(scene)
+    return scenes
+
+
 @pytest.mark.parametrize("spin", [False, True])
 def test_no_mesh_bullet_tunnels_through_a_mesh_wall(spin):
     """Mesh bullets (boxes and tori) through a mesh wall 0.1 thick within one step, at
@@ -259,19 +278,9 @@ def test_no_mesh_bullet_tunnels_through_a_mesh_wall(spin):
         half = rng.uniform(0.02, 0.2, 3)
         bullet_mesh = _box_mesh(half) if k % 2 else torus
         reach = half[0] if k % 2 else 0.2
-        start = np.eye(4)
         gap = rng.uniform(0.25, 0.9) * speed * dt
-        start[:3, 3] = [-thick / 2 - reach - gap, *rng.uniform(-1, 1, 2)]
-        motion = {"velocity": (speed, 0.0, 0.0)}
-        if spin:
-            motion["angular_velocity"] = rng.normal(0, 20, 3)
-            start[:3, :3] = rotation(rng)
-        scenes = []
-        for _ in range(2):
-            scene = Scene()
-            scene.add(wall_mesh, static=True)
-            scene.add(bullet_mesh, start, **motion)
-            scenes.append(scene)
+        scenes = _wall_and_bullet(rng, wall_mesh, bullet_mesh, thick / 2 + reach + gap,
+                                  speed, spin)  # fmt: skip
         result = scenes[0].step(dt, continuous=True)
         assert result.pairs.tolist() == [[0], [1]]
         assert 0.0 <= result.toi[0] <= dt
@@ -292,30 +301,35 @@ def test_mesh_pairs_in_continuous_mode_agree_with_dense_substeps():
     dt, subs = 0.2, 200
     checked = touched = 0
     for _ in range(12):
-        start = np.eye(4)
-        start[:3, :3] = rotation(rng)
-        start[:3, 3] = rng.uniform(-1.6, 1.6, 3)
-        motion = {
-            "velocity": rng.normal(0, 2, 3),
-            "angular_velocity": rng.normal(0, 3, 3),
-        }
-        swept, fine = Scene(), Scene()
-        for scene in (swept, fine):
-            scene.add(mesh, static=True)
-            scene.add(mesh, start, **motion)
-        result = swept.step(dt, continuous=True)
-        first = None
-        for s in range(subs):
-            if fine.step(dt / subs).pairs.shape[1]:
-                first = (s + 1) * dt / subs
-                break
+        touched += _swept_against_substeps(rng, mesh, True, mesh, 1.6, dt, subs)
         checked += 1
-        if first is not None:
-            touched += 1
-            assert result.pairs.shape[1] == 1 and result.toi[0] <= first + 1e-12
-        elif result.pairs.shape[1]:  # a contact between sub-steps: within the step
-            assert 0.0 <= result.toi[0] <= dt
     assert checked == 12 and touched >= 3
+
+
+def _swept_against_substeps(rng, first_shape, static, mesh, reach, dt, subs):
+    """A mesh turning and drifting from a random pose within ``reach`` near
+    ``first_shape``: the continuous step against ``subs`` sub-steps of a twin. A pair
+    touching at a sub-step is reported, no later than it; one reported touching only
+    between sub-steps, within the step. Returns whether a sub-step touched."""
+    start = np.eye(4)
+    start[:3, :3] = rotation(rng)
+    start[:3, 3] = rng.uniform(-reach, reach, 3)
+    motion = {"velocity": rng.normal(0, 2, 3), "angular_velocity": rng.normal(0, 3, 3)}
+    swept, fine = Scene(), Scene()
+    for scene in (swept, fine):
+        scene.add(first_shape, static=static)
+        scene.add(mesh, start, **motion)
+    result = swept.step(dt, continuous=True)
+    first = None
+    for s in range(subs):
+        if fine.step(dt / subs).pairs.shape[1]:
+            first = (s + 1) * dt / subs
+            break
+    if first is not None:
+        assert result.pairs.shape[1] == 1 and result.toi[0] <= first + 1e-12
+    elif result.pairs.shape[1]:  # a contact between sub-steps: within the step
+        assert 0.0 <= result.toi[0] <= dt
+    return first is not None
 
 
 def _plain_wall(kind, thick):
@@ -362,19 +376,9 @@ def test_no_bullet_tunnels_between_a_mesh_and_a_plain_volume(wall, bullet, spin)
         else:
             wall_shape = _box_mesh([thick / 2, 3, 3])
             bullet_shape = _plain_bullet(bullet, half)
-        start = np.eye(4)
         gap = rng.uniform(0.25, 0.9) * speed * dt
-        start[:3, 3] = [-thick / 2 - half[0] - gap, *rng.uniform(-1, 1, 2)]
-        motion = {"velocity": (speed, 0.0, 0.0)}
-        if spin:
-            motion["angular_velocity"] = rng.normal(0, 20, 3)
-            start[:3, :3] = rotation(rng)
-        scenes = []
-        for _ in range(2):
-            scene = Scene()
-            scene.add(wall_shape, static=True)
-            scene.add(bullet_shape, start, **motion)
-            scenes.append(scene)
+        scenes = _wall_and_bullet(rng, wall_shape, bullet_shape,
+                                  thick / 2 + half[0] + gap, speed, spin)  # fmt: skip
         result = scenes[0].step(dt, mode="all", continuous=True)
         assert result.pairs.tolist() == [[0], [1]]
         assert 0.0 <= result.toi[0] <= dt
@@ -405,26 +409,5 @@ def test_mesh_and_plain_pairs_in_continuous_mode_agree_with_dense_substeps():
             hb.convex.capsule(c - 0.2, c + 0.2, rng.uniform(0.03, 0.2)),
             hb.convex.cone(c, c + rng.normal(size=3) * 0.3, rng.uniform(0.05, 0.3)),
         ][k % 4]
-        start = np.eye(4)
-        start[:3, :3] = rotation(rng)
-        start[:3, 3] = rng.uniform(-0.8, 0.8, 3)
-        motion = {
-            "velocity": rng.normal(0, 2, 3),
-            "angular_velocity": rng.normal(0, 3, 3),
-        }
-        swept, fine = Scene(), Scene()
-        for scene in (swept, fine):
-            scene.add(plain, static=k % 2 == 0)
-            scene.add(mesh, start, **motion)
-        result = swept.step(dt, continuous=True)
-        first = None
-        for s in range(subs):
-            if fine.step(dt / subs).pairs.shape[1]:
-                first = (s + 1) * dt / subs
-                break
-        if first is not None:
-            touched += 1
-            assert result.pairs.shape[1] == 1 and result.toi[0] <= first + 1e-12
-        elif result.pairs.shape[1]:
-            assert 0.0 <= result.toi[0] <= dt
+        touched += _swept_against_substeps(rng, plain, k % 2 == 0, mesh, 0.8, dt, subs)
     assert touched >= 4
