@@ -24,7 +24,8 @@ ABS = 1e-15
 #: TOUCH: a cylinder's side along a box's face stalled 1.6e-9 to 1.3e-7 (of a scale of
 #: 1 to 3) away, where the shapes touch, and read apart.
 STALL_TOUCH = 2.0**-20
-#: Restarts from the closest point alone when the simplex stalls, before giving up.
+#: Restarts from the closest point alone when the simplex stalls without proving
+#: separation, before giving up.
 MAX_RESTARTS = 8
 
 CONVERGED = 0  # separated: v is the closest point of A - B to the origin
@@ -335,7 +336,9 @@ def gjk(sa, i, sb, j, ws, scale, stop_beyond):
             if m == 4:
                 return 1, 4, 0.0, 0.0, 0.0
         if m == STALLED:  # no nearer: a repeated point, or a sliver simplex's rounding
-            if restarts == MAX_RESTARTS or n == 1:
+            # restarts only while separation is in doubt: a polytope's repeated vertex
+            # at a lower bound above the tolerance is its exact answer
+            if restarts == MAX_RESTARTS or n == 1 or vw > tol * norm:
                 return _stalled(vw, norm, tol, scale), n, vx, vy, vz
             # start again from the closest point alone (a point of A - B, with its
             # witnesses): a segment is well conditioned where the sliver was not
